@@ -1,0 +1,296 @@
+# Course.cmake -- the one place that knows how to build OpenMP offload code.
+#
+# It checks the toolchain (stopping with a message that names the fix), picks
+# the offload device, and provides:
+#
+#   course_offload(<target>)                  offload flags for one target
+#   course_add_lesson(<N> <topic> SOURCES ...) a lesson: kernels, driver, tests
+#   course_add_catch_tests(<target> <source> ...) CTest entries from TEST_CASEs
+#
+# Every flag that mentions a device lives in this file, so adding amdgcn later
+# is a few lines here.
+
+include_guard(GLOBAL)
+
+set(COURSE_DEVICE "auto" CACHE STRING "Where target regions run: host, nvptx or auto")
+set_property(CACHE COURSE_DEVICE PROPERTY STRINGS auto host nvptx)
+set(COURSE_TRACK "lessons" CACHE STRING
+    "Whose code the tests grade: lessons (the student's starters) or solutions")
+set_property(CACHE COURSE_TRACK PROPERTY STRINGS lessons solutions)
+set(COURSE_NVPTX_ARCH "" CACHE STRING "GPU architecture for nvptx, e.g. sm_90 (empty: ask nvptx-arch)")
+set(COURSE_CUDA_PATH "" CACHE PATH
+    "CUDA installation for nvptx (needs bin/ptxas, include/cuda.h, nvvm/libdevice); empty: .deps/cuda, then /usr/local/cuda")
+set(COURSE_TEST_TIMEOUT 300 CACHE STRING "CTest timeout in seconds for each test")
+option(COURSE_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" ON)
+
+function(_course_fail what fix)
+  message(FATAL_ERROR "\n${what}\n  Fix: ${fix}\n")
+endfunction()
+
+# --- 1. the compiler ---------------------------------------------------------
+if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang" OR CMAKE_CXX_COMPILER_ID STREQUAL "AppleClang")
+  _course_fail("The C++ compiler is ${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION} (${CMAKE_CXX_COMPILER}); this course needs LLVM clang >= 19 for OpenMP offload."
+    "run scripts/install-deps.sh, delete the build folder and configure with a preset (cmake --preset student), or pass -DCMAKE_CXX_COMPILER=clang++-19.")
+endif()
+if(CMAKE_CXX_COMPILER_VERSION VERSION_LESS 19)
+  _course_fail("clang ${CMAKE_CXX_COMPILER_VERSION} is too old: the course needs clang >= 19 (offload driver and runtime it was measured with)."
+    "run scripts/install-deps.sh and configure with -DCMAKE_CXX_COMPILER=clang++-19 in a fresh build folder.")
+endif()
+
+# The LLVM install the compiler belongs to: <prefix>/bin/clang++ -> <prefix>/lib.
+get_filename_component(_cxx_real "${CMAKE_CXX_COMPILER}" REALPATH)
+get_filename_component(_llvm_prefix "${_cxx_real}" DIRECTORY)
+get_filename_component(_llvm_prefix "${_llvm_prefix}" DIRECTORY)
+set(COURSE_LLVM_LIBDIR "${_llvm_prefix}/lib" CACHE PATH "LLVM library folder (libomptarget, device bitcode)")
+
+# --- 2. the offload runtime --------------------------------------------------
+find_library(COURSE_LIBOMPTARGET NAMES omptarget PATHS "${COURSE_LLVM_LIBDIR}" NO_DEFAULT_PATH)
+if(NOT COURSE_LIBOMPTARGET)
+  string(REGEX MATCH "^[0-9]+" CMAKE_CXX_COMPILER_VERSION_MAJOR "${CMAKE_CXX_COMPILER_VERSION}")
+  _course_fail("No libomptarget in ${COURSE_LLVM_LIBDIR}: clang can compile target regions but nothing could run them."
+    "install LLVM's OpenMP offload runtime: apt-get install libomp-${CMAKE_CXX_COMPILER_VERSION_MAJOR}-dev (scripts/install-deps.sh does this).")
+endif()
+string(REGEX MATCH "^[0-9]+" CMAKE_CXX_COMPILER_VERSION_MAJOR "${CMAKE_CXX_COMPILER_VERSION}")
+
+# --- 3. the device -----------------------------------------------------------
+find_program(COURSE_NVPTX_ARCH_TOOL NAMES nvptx-arch PATHS "${_llvm_prefix}/bin" NO_DEFAULT_PATH)
+set(_detected_arch "")
+if(COURSE_NVPTX_ARCH_TOOL)
+  execute_process(COMMAND "${COURSE_NVPTX_ARCH_TOOL}" OUTPUT_VARIABLE _archs
+                  RESULT_VARIABLE _rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE TIMEOUT 30)
+  if(_rc EQUAL 0 AND _archs)
+    string(REGEX MATCH "sm_[0-9]+a?" _detected_arch "${_archs}")
+  endif()
+endif()
+
+set(_device "${COURSE_DEVICE}")
+if(_device STREQUAL "auto")
+  if(_detected_arch OR COURSE_NVPTX_ARCH)
+    set(_device nvptx)
+  else()
+    set(_device host)
+  endif()
+endif()
+if(NOT _device MATCHES "^(host|nvptx)$")
+  _course_fail("COURSE_DEVICE='${COURSE_DEVICE}' is not a device this course knows."
+    "use -DCOURSE_DEVICE=host, nvptx or auto (amdgcn is planned).")
+endif()
+
+set(COURSE_OFFLOAD_FLAGS -fopenmp)
+set(COURSE_OFFLOAD_LINK_FLAGS -fopenmp "-Wl,-rpath,${COURSE_LLVM_LIBDIR}")
+if(_device STREQUAL "host")
+  set(COURSE_DEVICE_CLASS host)
+  set(COURSE_DEVICE_TRIPLE x86_64-unknown-linux-gnu)
+  list(APPEND COURSE_OFFLOAD_FLAGS -fopenmp-targets=${COURSE_DEVICE_TRIPLE})
+  list(APPEND COURSE_OFFLOAD_LINK_FLAGS -fopenmp-targets=${COURSE_DEVICE_TRIPLE})
+else()
+  set(COURSE_DEVICE_CLASS gpu)
+  set(COURSE_DEVICE_TRIPLE nvptx64-nvidia-cuda)
+  set(_arch "${COURSE_NVPTX_ARCH}")
+  if(NOT _arch)
+    set(_arch "${_detected_arch}")
+  endif()
+  if(NOT _arch)
+    _course_fail("COURSE_DEVICE=nvptx but no GPU architecture: nvptx-arch found no GPU here."
+      "name one, e.g. -DCOURSE_NVPTX_ARCH=sm_90 (H100/H200), sm_80 (A100), sm_89 (L4/RTX 40).")
+  endif()
+  set(_bc "${COURSE_LLVM_LIBDIR}/libomptarget-nvptx-${_arch}.bc")
+  if(NOT EXISTS "${_bc}")
+    _course_fail("No OpenMP device runtime bitcode for ${_arch}: ${_bc} does not exist."
+      "pick an architecture your LLVM ships (ls ${COURSE_LLVM_LIBDIR}/libomptarget-nvptx-*.bc) or install libomp-${CMAKE_CXX_COMPILER_VERSION_MAJOR}-dev.")
+  endif()
+
+  # A CUDA installation whose ptxas writes cubins this LLVM's runtime loads.
+  set(_cuda "${COURSE_CUDA_PATH}")
+  if(NOT _cuda)
+    foreach(_candidate "${PROJECT_SOURCE_DIR}/.deps/cuda" /usr/local/cuda /usr/lib/cuda)
+      if(EXISTS "${_candidate}/bin/ptxas")
+        set(_cuda "${_candidate}")
+        break()
+      endif()
+    endforeach()
+  endif()
+  if(NOT _cuda OR NOT EXISTS "${_cuda}/bin/ptxas")
+    _course_fail("COURSE_DEVICE=nvptx needs NVIDIA's ptxas and none was found (looked in ${COURSE_CUDA_PATH} .deps/cuda /usr/local/cuda)."
+      "run scripts/install-deps.sh --nvptx (unpacks a compatible ptxas into .deps/cuda), or pass -DCOURSE_CUDA_PATH=<CUDA 11.x-12.6>.")
+  endif()
+  execute_process(COMMAND "${_cuda}/bin/ptxas" --version OUTPUT_VARIABLE _ptxas_out RESULT_VARIABLE _rc ERROR_QUIET)
+  string(REGEX MATCH "release ([0-9]+)\\.([0-9]+)" _ "${_ptxas_out}")
+  set(_ptxas_major "${CMAKE_MATCH_1}")
+  set(_ptxas_version "${CMAKE_MATCH_1}.${CMAKE_MATCH_2}")
+  if(NOT _rc EQUAL 0 OR NOT _ptxas_major)
+    _course_fail("${_cuda}/bin/ptxas does not run or prints no version."
+      "run scripts/install-deps.sh --nvptx, or pass -DCOURSE_CUDA_PATH=<a working CUDA 11.x-12.6>.")
+  endif()
+  if(_ptxas_major GREATER_EQUAL 13 AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 21.1.2)
+    _course_fail("${_cuda}/bin/ptxas is CUDA ${_ptxas_version}: its cubins use an ELF layout (ABI version 8) that clang ${CMAKE_CXX_COMPILER_VERSION}'s offload runtime rejects at run time with \"No images found compatible with the installed hardware\" (fixed in LLVM 21.1.2, PR #159354)."
+      "run scripts/install-deps.sh --nvptx and reconfigure in a fresh build folder (it finds .deps/cuda), or pass -DCOURSE_CUDA_PATH=<CUDA 11.x-12.6>.")
+  endif()
+  if(NOT EXISTS "${_cuda}/include/cuda.h")
+    _course_fail("${_cuda}/include/cuda.h is missing: clang reads the CUDA version there and, without it, emits PTX that ptxas ${_ptxas_version} refuses (\"Unsupported .version\")."
+      "run scripts/install-deps.sh --nvptx, which writes .deps/cuda/include/cuda.h.")
+  endif()
+  set(COURSE_CUDA_PATH_USED "${_cuda}" CACHE INTERNAL "")
+  set(_nv --offload-arch=${_arch} -fopenmp-targets=${COURSE_DEVICE_TRIPLE}
+          --cuda-path=${_cuda} --libomptarget-nvptx-bc-path=${_bc})
+  list(APPEND COURSE_OFFLOAD_FLAGS ${_nv})
+  list(APPEND COURSE_OFFLOAD_LINK_FLAGS ${_nv})
+  set(COURSE_NVPTX_ARCH_USED "${_arch}")
+endif()
+
+# Prove the flags work before building anything: compile and link a target region.
+set(_probe_dir "${CMAKE_BINARY_DIR}/CMakeFiles/course-probe")
+file(WRITE "${_probe_dir}/probe.cpp"
+  "#include <omp.h>\nint main() { int x = 0;\n#pragma omp target map(tofrom: x)\n x = 1;\n return x == 1 ? 0 : 1; }\n")
+string(REPLACE ";" " " _probe_flags "${COURSE_OFFLOAD_FLAGS}")
+string(REPLACE ";" " " _probe_link "${COURSE_OFFLOAD_LINK_FLAGS}")
+try_compile(_probe_ok "${_probe_dir}/build" "${_probe_dir}/probe.cpp"
+  CMAKE_FLAGS "-DCMAKE_CXX_FLAGS=${_probe_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${_probe_link}"
+  OUTPUT_VARIABLE _probe_out COPY_FILE "${_probe_dir}/probe")
+if(NOT _probe_ok)
+  string(REGEX MATCHALL "[^\n]*(error|Error)[^\n]*" _errs "${_probe_out}")
+  string(REPLACE ";" "\n    " _errs "${_errs}")
+  _course_fail("An OpenMP offload test program for ${COURSE_DEVICE_TRIPLE} does not compile with ${COURSE_OFFLOAD_FLAGS}:\n    ${_errs}"
+    "run scripts/install-deps.sh (add --nvptx for GPUs) and reconfigure in a fresh build folder.")
+endif()
+if(COURSE_DEVICE_CLASS STREQUAL "host")
+  execute_process(COMMAND "${_probe_dir}/probe" RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_VARIABLE _err TIMEOUT 60)
+  if(NOT _rc EQUAL 0)
+    _course_fail("A target region compiled for the host-offload device does not run (${_rc}): ${_err}"
+      "check that ${COURSE_LIBOMPTARGET} and its plugins come from the same LLVM as ${CMAKE_CXX_COMPILER}; reinstall libomp-${CMAKE_CXX_COMPILER_VERSION_MAJOR}-dev.")
+  endif()
+endif()
+
+message(STATUS "Course: device ${_device} (${COURSE_DEVICE_CLASS}, ${COURSE_DEVICE_TRIPLE}${COURSE_NVPTX_ARCH_USED}), track ${COURSE_TRACK}")
+
+# --- 4. targets --------------------------------------------------------------
+
+set(COURSE_WARNING_FLAGS -Wall -Wextra -Wpedantic)
+if(COURSE_WARNINGS_AS_ERRORS)
+  list(APPEND COURSE_WARNING_FLAGS -Werror)
+endif()
+
+#[[ course_offload(<target>)
+    Compile and link <target> for the configured offload device. Every lesson,
+    starter and solution, baseline and test program goes through here. ]]
+function(course_offload target)
+  target_compile_options(${target} PRIVATE ${COURSE_OFFLOAD_FLAGS} ${COURSE_WARNING_FLAGS})
+  target_link_options(${target} PRIVATE ${COURSE_OFFLOAD_LINK_FLAGS})
+  target_compile_definitions(${target} PRIVATE
+    COURSE_DEVICE_CLASS="${COURSE_DEVICE_CLASS}" COURSE_DEVICE_TRIPLE="${COURSE_DEVICE_TRIPLE}"
+    $<$<STREQUAL:${COURSE_DEVICE_CLASS},gpu>:COURSE_DEVICE_GPU=1>)
+endfunction()
+
+#[[ course_add_catch_tests(<target> <source> [PREFIX p] [LABELS ...] [WILL_FAIL])
+    One CTest test per TEST_CASE("name", "[tags]") in <source>; each tag
+    becomes a label. Parsing the source (instead of running the binary at
+    build time) works for Catch2 v2 and v3 alike and for cross builds whose
+    binaries cannot run here. ]]
+function(course_add_catch_tests target source)
+  cmake_parse_arguments(arg "" "PREFIX" "LABELS" ${ARGN})
+  file(READ "${source}" _text)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${source}")
+  string(REGEX MATCHALL "TEST_CASE[ \t\r\n]*\\([ \t\r\n]*\"[^\"]*\"[ \t\r\n]*,[ \t\r\n]*\"[^\"]*\"" _cases "${_text}")
+  if(NOT _cases)
+    message(FATAL_ERROR "${source}: no TEST_CASE(\"name\", \"[tags]\") found")
+  endif()
+  foreach(_case IN LISTS _cases)
+    string(REGEX REPLACE ".*\\([ \t\r\n]*\"([^\"]*)\".*" "\\1" _name "${_case}")
+    string(REGEX REPLACE ".*,[ \t\r\n]*\"([^\"]*)\"$" "\\1" _tags "${_case}")
+    if(_name MATCHES "[],[*~\\\\]")
+      message(FATAL_ERROR "${source}: test name '${_name}' holds a character Catch treats as a pattern (, [ ] * ~ \\)")
+    endif()
+    string(REGEX MATCHALL "\\[[^]]+\\]" _taglist "${_tags}")
+    string(REGEX REPLACE "[][]" "" _taglist "${_taglist}")
+    add_test(NAME "${arg_PREFIX}${_name}" COMMAND ${target} "${_name}")
+    set_tests_properties("${arg_PREFIX}${_name}" PROPERTIES
+      LABELS "${_taglist};${arg_LABELS}"
+      ENVIRONMENT "OMP_TARGET_OFFLOAD=MANDATORY"
+      TIMEOUT ${COURSE_TEST_TIMEOUT})
+  endforeach()
+endfunction()
+
+#[[ course_add_lesson(<N> <folder> SOURCES <files...> [DRIVER <main.cpp>])
+    Called from lessons/<folder>/CMakeLists.txt. Builds, for the track:
+      lessonNN            the lesson's program (DRIVER + kernels)
+      lessonNN_test       tests/lessonNN_*.cpp against the kernels
+    SOURCES are the files the student edits: taken from lessons/<folder> in
+    the student track and from solutions/<folder> in the solutions track.
+    The solutions track also builds the untouched starters' tests and
+    expects them to fail (test "lessonN: starter fails"). ]]
+function(course_add_lesson number folder)
+  cmake_parse_arguments(arg "" "DRIVER" "SOURCES" ${ARGN})
+  string(LENGTH "${number}" _len)
+  set(nn "${number}")
+  if(_len EQUAL 1)
+    set(nn "0${number}")
+  endif()
+  set(lesson_dir "${PROJECT_SOURCE_DIR}/lessons/${folder}")
+  set(solution_dir "${PROJECT_SOURCE_DIR}/solutions/${folder}")
+  file(GLOB _test_src "${PROJECT_SOURCE_DIR}/tests/lesson${nn}_*.cpp")
+  if(NOT _test_src)
+    message(FATAL_ERROR "lesson ${number}: no tests/lesson${nn}_*.cpp")
+  endif()
+
+  # Object libraries do not pass their objects on transitively: every program
+  # names course_common itself.
+  # kernels(<name> <dir>): the lesson's sources from one folder, as objects.
+  macro(_course_kernels name dir)
+    set(_srcs "")
+    foreach(_s IN LISTS arg_SOURCES)
+      list(APPEND _srcs "${dir}/${_s}")
+    endforeach()
+    add_library(${name} OBJECT ${_srcs})
+    target_include_directories(${name} PUBLIC "${lesson_dir}")
+    target_link_libraries(${name} PUBLIC course_common)
+    course_offload(${name})
+  endmacro()
+
+  macro(_course_test_program name kernels)
+    add_executable(${name} ${_test_src})
+    target_link_libraries(${name} PRIVATE ${kernels} course_baselines course_test_main course_common)
+    target_compile_definitions(${name} PRIVATE COURSE_LESSON=${number})
+    course_offload(${name})
+  endmacro()
+
+  if(COURSE_TRACK STREQUAL "solutions")
+    set(_main_dir "${solution_dir}")
+  else()
+    set(_main_dir "${lesson_dir}")
+  endif()
+  _course_kernels(lesson${nn}_kernels "${_main_dir}")
+  _course_test_program(lesson${nn}_test lesson${nn}_kernels)
+  course_add_catch_tests(lesson${nn}_test "${_test_src}" PREFIX "lesson${number}: " LABELS "${COURSE_TRACK}")
+
+  # The lesson's program. COURSE_KERNELS names whose kernels it runs, so its
+  # rows say "yours", "solution" or "starter".
+  macro(_course_driver name kernels who)
+    add_executable(${name} "${lesson_dir}/${arg_DRIVER}")
+    target_link_libraries(${name} PRIVATE ${kernels} course_baselines course_common)
+    target_compile_definitions(${name} PRIVATE COURSE_KERNELS="${who}")
+    course_offload(${name})
+  endmacro()
+  if(arg_DRIVER)
+    if(COURSE_TRACK STREQUAL "solutions")
+      _course_driver(lesson${nn} lesson${nn}_kernels solution)
+    else()
+      _course_driver(lesson${nn} lesson${nn}_kernels yours)
+    endif()
+  endif()
+
+  if(COURSE_TRACK STREQUAL "solutions")
+    # The untouched starter must fail its lesson's tests; if it ever passes,
+    # the lesson teaches nothing and this test goes red.
+    _course_kernels(lesson${nn}_starter_kernels "${lesson_dir}")
+    _course_test_program(lesson${nn}_starter_test lesson${nn}_starter_kernels)
+    if(arg_DRIVER)
+      _course_driver(lesson${nn}_starter lesson${nn}_starter_kernels starter)
+    endif()
+    add_test(NAME "lesson${number}: starter fails"
+             COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:lesson${nn}_starter_test>
+                     -P "${PROJECT_SOURCE_DIR}/cmake/expect-failure.cmake")
+    set_tests_properties("lesson${number}: starter fails" PROPERTIES
+      LABELS "lesson${number};starter" ENVIRONMENT "OMP_TARGET_OFFLOAD=MANDATORY"
+      TIMEOUT ${COURSE_TEST_TIMEOUT})
+  endif()
+endfunction()

@@ -1,0 +1,61 @@
+/// @file cli.hpp
+/// @brief Command-line options that describe themselves. A bad value prints
+///        one line naming the option and exits with status 2.
+#pragma once
+
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace course {
+
+/// A tiny option parser for the lesson programs:
+/// @code
+///   course::Cli cli("lesson01", "CPU baseline matmul: serial vs yours");
+///   int n = cli.integer("--n", 512, "matrix size", 1, 16384);
+///   cli.parse(argc, argv);   // --help prints the options; bad input exits 2
+/// @endcode
+class Cli {
+ public:
+  /// @p program names the program in messages; @p about is the --help headline.
+  Cli(std::string program, std::string about);
+
+  /// Declares an integer option with a default and an inclusive range.
+  /// The returned reference is filled in by parse().
+  long long &integer(const std::string &flag, long long value, const std::string &help, long long min,
+                     long long max);
+  /// Declares a list of integers ("1,17,512") with an inclusive range per item.
+  std::vector<long long> &integers(const std::string &flag, std::vector<long long> value, const std::string &help,
+                                   long long min, long long max);
+  /// Declares a string option (for example a CSV output path).
+  std::string &text(const std::string &flag, std::string value, const std::string &help);
+  /// Declares a flag that takes no value.
+  bool &flag(const std::string &flag, const std::string &help);
+
+  /// Parses argv. --help prints usage and exits 0; an unknown option or a bad
+  /// value prints "program: error: ..." on one line and exits 2.
+  void parse(int argc, char **argv);
+
+  /// Prints "program: error: what" and exits 2 (for checks across options).
+  [[noreturn]] void fail(const std::string &what) const;
+
+ private:
+  struct Option {
+    std::string flag, help, kind, shown_default;
+    long long min = 0, max = 0;
+    long long *integer = nullptr;
+    std::vector<long long> *list = nullptr;
+    std::string *text = nullptr;
+    bool *set = nullptr;
+  };
+  long long parse_integer(const Option &o, const std::string &value) const;
+  std::string program_, about_;
+  // deques: references handed out stay valid as options are added
+  std::deque<Option> options_;
+  std::deque<long long> integers_;
+  std::deque<std::vector<long long>> lists_;
+  std::deque<std::string> texts_;
+  std::deque<bool> flags_;
+};
+
+}  // namespace course

@@ -1,0 +1,39 @@
+/// @file device.hpp
+/// @brief What the target regions run on: device class, name, parallelism,
+///        and a probe that proves a kernel really ran there.
+#pragma once
+
+#include <string>
+
+namespace course {
+
+/// The device target regions run on, as every test binary prints it.
+struct DeviceInfo {
+  std::string device_class;  ///< "host" (x86-64 host-offload device) or "gpu"
+  std::string triple;        ///< offload target triple the code was built for
+  std::string name;          ///< CPU model or GPU name
+  int host_threads = 1;      ///< OpenMP threads available on the host (cores actually usable)
+  int offload_devices = 0;   ///< omp_get_num_devices()
+  int multiprocessors = 0;   ///< GPU: streaming multiprocessors (0 on host)
+  double clock_ghz = 0;      ///< GPU: boost clock in GHz (0 on host)
+  double fp32_peak_gflops = 0;  ///< GPU: FP32 FMA peak from the properties (0 where unknown)
+  bool is_gpu() const { return device_class == "gpu"; }
+};
+
+/// Device facts, gathered once (GPU details through the CUDA driver when present).
+const DeviceInfo &device_info();
+
+/// One line for the top of every program's output, e.g.
+/// "device: host (x86_64-unknown-linux-gnu) Intel Xeon ..., 2 host threads".
+std::string device_banner();
+
+/// Where a trivial target region actually ran.
+struct OffloadProbe {
+  bool ran_on_initial_device = true;  ///< omp_is_initial_device() inside the region
+  std::string compiled_for;           ///< "nvptx", "amdgcn", "x86_64" or "unknown"
+};
+
+/// Runs one target region on the default device and reports where it ran.
+OffloadProbe probe_offload();
+
+}  // namespace course

@@ -1,0 +1,68 @@
+/// @file timing.hpp
+/// @brief Timing written once for every lesson: warm-up, median of N runs, and
+///        interleaved A/B runs so a noisy machine slows both sides alike.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+namespace course {
+
+/// Summary of repeated timings of one function, in seconds.
+struct Timing {
+  double median = 0;  ///< median of the timed runs
+  double min = 0;     ///< fastest timed run
+  double max = 0;     ///< slowest timed run
+  int runs = 0;       ///< number of timed runs (warm-up runs excluded)
+};
+
+/// Seconds taken by one call of @p f (steady clock).
+template <class F>
+double time_once(F &&f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  const auto t1 = std::chrono::steady_clock::now();
+  return std::chrono::duration<double>(t1 - t0).count();
+}
+
+/// Summarise a list of run times (seconds); an empty list gives all zeros.
+Timing summarize(std::vector<double> seconds);
+
+/// Runs @p f @p warmup times untimed, then @p reps times timed.
+/// @return median, min and max of the timed runs.
+template <class F>
+Timing time_median(F &&f, int reps = 5, int warmup = 1) {
+  for (int i = 0; i < warmup; ++i) f();
+  std::vector<double> t;
+  t.reserve(static_cast<std::size_t>(reps));
+  for (int i = 0; i < reps; ++i) t.push_back(time_once(f));
+  return summarize(std::move(t));
+}
+
+/// Two functions timed in alternation (A, B, A, B, ...) after warm-up.
+struct Comparison {
+  Timing baseline;   ///< timings of the reference implementation
+  Timing candidate;  ///< timings of the implementation being graded
+  /// baseline median / candidate median: how many times faster the candidate is.
+  double speedup() const { return candidate.median > 0 ? baseline.median / candidate.median : 0; }
+};
+
+/// Times @p baseline and @p candidate interleaved, @p reps runs each, after
+/// @p warmup untimed runs of each. Interleaving means a burst of load from
+/// elsewhere on the machine hits both sides, not one.
+template <class FB, class FC>
+Comparison compare_interleaved(FB &&baseline, FC &&candidate, int reps = 5, int warmup = 1) {
+  for (int i = 0; i < warmup; ++i) {
+    baseline();
+    candidate();
+  }
+  std::vector<double> tb, tc;
+  for (int i = 0; i < reps; ++i) {
+    tb.push_back(time_once(baseline));
+    tc.push_back(time_once(candidate));
+  }
+  return {summarize(std::move(tb)), summarize(std::move(tc))};
+}
+
+}  // namespace course

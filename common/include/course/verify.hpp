@@ -1,0 +1,117 @@
+/// @file verify.hpp
+/// @brief One verification for every lesson: poisoned outputs, a relative
+///        error norm against a double-precision reference, exact compares,
+///        and messages that name the size, the first bad index, expected and got.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+namespace course {
+
+/// Outcome of a comparison; @c message explains a failure (empty on success).
+struct Check {
+  bool ok = true;        ///< true when the output is acceptable
+  double error = 0;      ///< relative error norm (0 for exact compares)
+  std::size_t bad = 0;   ///< first bad index (meaningful when !ok)
+  std::string message;   ///< what was wrong: size, index, expected, got
+  explicit operator bool() const { return ok; }
+};
+
+/// The value written into outputs before a kernel runs: NaN for floating
+/// point, a sentinel for integers. An element the kernel forgot stays poisoned.
+template <class T>
+constexpr T poison_value() {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::numeric_limits<T>::quiet_NaN();
+  else
+    return static_cast<T>(0x5A5A5A5A5A5A5A5AULL);
+}
+
+/// Fills @p out with poison_value<T>().
+template <class T>
+void poison(std::span<T> out) {
+  for (auto &x : out) x = poison_value<T>();
+}
+
+/// Relative error ||got - ref||_2 / ||ref||_2 (ref = 0 uses the absolute norm).
+/// Passes when the error is at most @p tol and no element is NaN or infinite.
+/// On failure the message names @p what, the size, the first element whose
+/// error exceeds tol * max|ref| (or that is not finite), expected and got.
+template <class T>
+Check check_close(std::span<const T> got, std::span<const double> ref, double tol, const std::string &what) {
+  Check c;
+  std::ostringstream msg;
+  if (got.size() != ref.size()) {
+    msg << what << ": output has " << got.size() << " elements, expected " << ref.size();
+    c.ok = false;
+    c.message = msg.str();
+    return c;
+  }
+  double num = 0, den = 0, maxref = 0;
+  std::size_t first_nonfinite = got.size();
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double g = static_cast<double>(got[i]);
+    if (!std::isfinite(g) && first_nonfinite == got.size()) first_nonfinite = i;
+    num += (g - ref[i]) * (g - ref[i]);
+    den += ref[i] * ref[i];
+    maxref = std::max(maxref, std::fabs(ref[i]));
+  }
+  c.error = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  c.ok = first_nonfinite == got.size() && c.error <= tol;
+  if (c.ok) return c;
+  std::size_t bad = first_nonfinite;
+  if (bad == got.size()) {
+    const double limit = tol * (maxref > 0 ? maxref : 1.0);
+    bad = 0;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      if (std::fabs(static_cast<double>(got[i]) - ref[i]) > limit) {
+        bad = i;
+        break;
+      }
+  }
+  c.bad = bad;
+  msg.precision(7);
+  msg << what << ": size " << got.size() << ", relative error " << c.error << " (allowed " << tol << ")"
+      << "; first bad index " << bad << ": expected " << ref[bad] << ", got " << static_cast<double>(got[bad]);
+  if (std::isnan(static_cast<double>(got[bad]))) msg << " (never written: still the NaN poison)";
+  c.message = msg.str();
+  return c;
+}
+
+/// Exact comparison, for integers and copies.
+template <class T>
+Check check_equal(std::span<const T> got, std::span<const T> expected, const std::string &what) {
+  Check c;
+  std::ostringstream msg;
+  if (got.size() != expected.size()) {
+    msg << what << ": output has " << got.size() << " elements, expected " << expected.size();
+    c.ok = false;
+    c.message = msg.str();
+    return c;
+  }
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (!(got[i] == expected[i])) {
+      c.ok = false;
+      c.bad = i;
+      // Promote bytes so they print as numbers, not characters.
+      msg << what << ": size " << got.size() << ", first bad index " << i << ": expected " << +expected[i]
+          << ", got " << +got[i];
+      if (got[i] == poison_value<T>()) msg << " (never written: still the poison value)";
+      c.message = msg.str();
+      return c;
+    }
+  }
+  return c;
+}
+
+/// A scalar against a double reference with relative tolerance @p tol.
+Check check_scalar(double got, double ref, double tol, const std::string &what);
+
+}  // namespace course

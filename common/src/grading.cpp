@@ -1,0 +1,66 @@
+// grading.cpp -- speedup verdicts against the per-class table (see course/grading.hpp).
+#include "course/grading.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "course/device.hpp"
+
+namespace course {
+
+extern const Threshold threshold_table[];
+extern const int threshold_count;
+
+const Threshold &threshold(const std::string &key) {
+  for (int i = 0; i < threshold_count; ++i)
+    if (key == threshold_table[i].key) return threshold_table[i];
+  throw std::invalid_argument("no speedup threshold for '" + key + "' in common/src/thresholds.cpp");
+}
+
+double speedup_scale() {
+  const char *s = std::getenv("COURSE_SPEEDUP_SCALE");
+  if (!s) return 1.0;
+  errno = 0;
+  char *end = nullptr;
+  const double v = std::strtod(s, &end);
+  if (*s == '\0' || *end != '\0' || errno == ERANGE || !std::isfinite(v) || v <= 0)
+    throw std::invalid_argument(std::string("COURSE_SPEEDUP_SCALE must be a positive number, got '") + s + "'");
+  return v;
+}
+
+double required_speedup(const std::string &key) {
+  const auto &t = threshold(key);
+  const auto &d = device_info();
+  double req = d.is_gpu() ? t.gpu : t.host;
+  if ((!d.is_gpu() && t.scaling == Scaling::per_core) || t.scaling == Scaling::per_core_everywhere) {
+    double threads = d.host_threads;
+    if (t.max_threads > 0 && threads > t.max_threads) threads = t.max_threads;
+    req *= threads;
+  }
+  return req * speedup_scale();
+}
+
+Verdict grade_speedup(const std::string &key, const std::string &label, const Comparison &cmp) {
+  Verdict v;
+  v.required = required_speedup(key);
+  v.measured = cmp.speedup();
+  v.passed = v.measured >= v.required;
+  const auto &d = device_info();
+  const bool threads_matter = !d.is_gpu() || threshold(key).scaling == Scaling::per_core_everywhere;
+  const std::string where =
+      threads_matter ? std::to_string(d.host_threads) + (d.host_threads == 1 ? " thread" : " threads")
+                     : std::to_string(d.multiprocessors) + " SMs";
+  const bool faster = v.measured >= 1;
+  const double factor = faster ? v.measured : (v.measured > 0 ? 1 / v.measured : 0);
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s: %.1fx %s than baseline (needs >= %.1fx on %s, %s) [baseline %.3g ms, yours %.3g ms]",
+                label.c_str(), factor, faster ? "faster" : "slower", v.required, d.device_class.c_str(),
+                where.c_str(), cmp.baseline.median * 1e3, cmp.candidate.median * 1e3);
+  v.message = buf;
+  return v;
+}
+
+}  // namespace course

@@ -1,0 +1,86 @@
+// results.cpp -- CSV and Markdown output of result rows (see course/results.hpp).
+#include "course/results.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
+
+namespace course {
+namespace {
+
+std::string quote(const std::string &s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += (c == '"') ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string number(double v) {
+  std::ostringstream o;
+  o << std::setprecision(6) << v;
+  return o.str();
+}
+
+}  // namespace
+
+const std::vector<std::string> &result_columns() {
+  static const std::vector<std::string> cols = {"lesson", "experiment", "variant", "size",   "time_ms",
+                                                "rate",   "unit",       "ceiling", "status", "note"};
+  return cols;
+}
+
+std::string to_csv(const ResultRow &r) {
+  return std::to_string(r.lesson) + "," + quote(r.experiment) + "," + quote(r.variant) + "," + quote(r.size) + "," +
+         number(r.time_ms) + "," + number(r.rate) + "," + quote(r.unit) + "," + quote(r.ceiling) + "," +
+         quote(r.status) + "," + quote(r.note);
+}
+
+void append_csv(const std::string &path, const std::vector<ResultRow> &rows) {
+  bool fresh = true;
+  {
+    std::ifstream in(path);
+    fresh = !in || in.peek() == std::ifstream::traits_type::eof();
+  }
+  std::ofstream out(path, std::ios::app);
+  if (!out) throw std::runtime_error("cannot write CSV file '" + path + "'");
+  if (fresh) {
+    const auto &cols = result_columns();
+    for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << cols[i];
+    out << "\n";
+  }
+  for (const auto &r : rows) out << to_csv(r) << "\n";
+  if (!out) throw std::runtime_error("writing CSV file '" + path + "' failed");
+}
+
+std::string to_markdown(const std::vector<ResultRow> &rows) {
+  std::ostringstream o;
+  o << "| experiment | variant | size | time (ms) | rate | status |\n|---|---|---|---:|---:|---|\n";
+  for (const auto &r : rows) {
+    o << "| " << r.experiment << " | " << r.variant << " | " << r.size << " | " << std::fixed << std::setprecision(2)
+      << r.time_ms << " | ";
+    if (r.rate > 0) o << std::setprecision(1) << r.rate << " " << r.unit;
+    o << " | " << r.status << (r.note.empty() ? "" : " (" + r.note + ")") << " |\n";
+    o.unsetf(std::ios::floatfield);
+  }
+  return o.str();
+}
+
+int finish(const std::vector<ResultRow> &rows, const std::string &csv_path) {
+  std::printf("\n%s", to_markdown(rows).c_str());
+  int failed = 0;
+  for (const auto &r : rows) failed += r.status != "PASS";
+  if (!csv_path.empty()) {
+    try {
+      append_csv(csv_path, rows);
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      return 2;
+    }
+  }
+  std::printf("%s: %d of %zu variants verified\n", failed ? "FAIL" : "PASS", (int)rows.size() - failed, rows.size());
+  return failed ? 1 : 0;
+}
+
+}  // namespace course

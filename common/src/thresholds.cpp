@@ -1,0 +1,28 @@
+// thresholds.cpp -- the course's speedup table: one row per graded kernel,
+// one column per device class. Rule: each number is at most half of what the
+// solution measured on that class (see docs/results/), so solutions never
+// flake; where a technique does nothing on a class the value is 1.0 ("no
+// slower") and the lesson README says why. per_core rows multiply the host
+// value by the host threads available (capped by max_threads).
+#include "course/grading.hpp"
+
+namespace course {
+
+extern const Threshold threshold_table[];
+extern const int threshold_count;
+
+const Threshold threshold_table[] = {
+    // key                       host   gpu   scaling            max threads
+    // lesson 1: loop order + simd (single thread) times parallel threads.
+    {"lesson1.matmul", 4.0, 4.0, Scaling::per_core_everywhere, 8},
+    // lesson 2 (target offload)
+    // lesson 3 (simd)
+    // lesson 4 (register tiles)
+    // lesson 5 (team-local matmul)
+    // lesson 6 (atomics)
+    // lesson 7 (SoA vs AoS)
+    // lesson 8 (access patterns)
+};
+const int threshold_count = sizeof(threshold_table) / sizeof(threshold_table[0]);
+
+}  // namespace course

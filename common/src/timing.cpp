@@ -1,0 +1,18 @@
+// timing.cpp -- summaries of repeated timings (see course/timing.hpp).
+#include "course/timing.hpp"
+
+namespace course {
+
+Timing summarize(std::vector<double> seconds) {
+  Timing t;
+  if (seconds.empty()) return t;
+  std::sort(seconds.begin(), seconds.end());
+  const std::size_t n = seconds.size();
+  t.median = n % 2 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
+  t.min = seconds.front();
+  t.max = seconds.back();
+  t.runs = static_cast<int>(n);
+  return t;
+}
+
+}  // namespace course

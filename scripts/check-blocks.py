@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Checks that every starter and its solution differ only inside marked blocks.
+
+A starter (lessons/NN-topic/FILE) marks what the student changes:
+
+    // TODO(3.1): what to do ...        (more TODO(...) lines may follow)
+    ... starter code ...
+    // END TODO
+
+and the solution (solutions/NN-topic/FILE) the same places:
+
+    // SOLUTION(3.1): what was done
+    ... finished code ...
+    // END SOLUTION
+
+Outside the blocks the two files must be identical line for line, and the
+blocks must carry the same ids in the same order. Exit status 0 when all
+pairs agree, 1 with one line per problem otherwise.
+
+    usage: check-blocks.py [REPO_ROOT]
+"""
+import pathlib
+import re
+import sys
+
+START = {"starter": re.compile(r"^\s*// TODO\(([^)]*)\)"), "solution": re.compile(r"^\s*// SOLUTION\(([^)]*)\)")}
+CONTINUE = {"starter": START["starter"], "solution": re.compile(r"$^")}
+END = {"starter": re.compile(r"^\s*// END TODO\b"), "solution": re.compile(r"^\s*// END SOLUTION\b")}
+
+
+def ids(text):
+    return [i for i in re.split(r"[,\s]+", text.strip()) if i]
+
+
+def skeleton(path, kind):
+    """The file with each block replaced by one placeholder line: [(line_no, text)]."""
+    out, block, problems = [], None, []
+    for no, line in enumerate(path.read_text().splitlines(), 1):
+        if block is None:
+            m = START[kind].match(line)
+            if m:
+                block = {"ids": ids(m.group(1)), "line": no}
+            elif END[kind].match(line):
+                problems.append(f"{path}:{no}: END without a block start")
+            else:
+                out.append((no, line))
+        else:
+            m = CONTINUE[kind].match(line)
+            if m:
+                block["ids"] += ids(m.group(1))
+            elif END[kind].match(line):
+                out.append((block["line"], "<<block " + ",".join(sorted(set(block["ids"]))) + ">>"))
+                block = None
+            elif START[kind].match(line):
+                problems.append(f"{path}:{no}: a block starts inside the block opened on line {block['line']}")
+    if block is not None:
+        problems.append(f"{path}:{block['line']}: block {','.join(block['ids'])} has no END line")
+    return out, problems
+
+
+def main():
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
+    problems, pairs = [], 0
+    for solution in sorted((root / "solutions").glob("[0-9][0-9]-*/*")):
+        if not solution.is_file():
+            continue
+        starter = root / "lessons" / solution.parent.name / solution.name
+        if not starter.is_file():
+            problems.append(f"{solution}: no starter {starter.relative_to(root)}")
+            continue
+        pairs += 1
+        a, pa = skeleton(starter, "starter")
+        b, pb = skeleton(solution, "solution")
+        problems += pa + pb
+        if not any(t.startswith("<<block") for _, t in b):
+            problems.append(f"{solution}: no SOLUTION(...) block")
+        for (na, ta), (nb, tb) in zip(a, b):
+            if ta != tb:
+                problems.append(f"{starter.relative_to(root)}:{na} and {solution.relative_to(root)}:{nb} differ "
+                                f"outside the marked blocks:\n    starter:  {ta.strip()}\n    solution: {tb.strip()}")
+                break
+        else:
+            if len(a) != len(b):
+                problems.append(f"{starter.relative_to(root)} and {solution.relative_to(root)}: "
+                                f"one has {abs(len(a) - len(b))} more unmarked lines at the end")
+    if pairs == 0:
+        problems.append(f"no solutions/NN-*/ files found under {root}")
+    for p in problems:
+        print(p)
+    print(f"check-blocks: {pairs} starter/solution pairs, {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,26 @@
+/// @file baselines.hpp
+/// @brief Fixed reference implementations: the baselines speedups are
+///        measured against and the double-precision references correctness is
+///        checked against. Never the student's code.
+#pragma once
+
+#include <vector>
+
+namespace course::baseline {
+
+/// C = A x B for n x n row-major float matrices, the serial i-j-k triple loop
+/// (lesson 1's baseline: the C++ AMP article's 1024^2 took 7350 ms this way).
+void matmul_serial(int n, const float *A, const float *B, float *C);
+
+/// The same loop with the k and j loops swapped (i-k-j): unit-stride access to
+/// B and C. Lesson 1's "loop order only" variant for the report.
+void matmul_serial_ikj(int n, const float *A, const float *B, float *C);
+
+/// The i-j-k loop with only `omp parallel for` on i (the Intel GFX article's
+/// 5.12 s -> 2.689 s on two cores). Lesson 1's "threads only" variant.
+void matmul_parallel_ijk(int n, const float *A, const float *B, float *C);
+
+/// Double-precision reference of C = A x B, accumulated in double.
+std::vector<double> matmul_reference(int n, const float *A, const float *B);
+
+}  // namespace course::baseline

@@ -1,0 +1,48 @@
+// matmul.cpp -- matmul baselines and the double-precision reference.
+#include "baselines.hpp"
+
+#include <cstddef>
+
+namespace course::baseline {
+
+void matmul_serial(int n, const float *A, const float *B, float *C) {
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      float sum = 0;
+      for (int k = 0; k < n; ++k) sum += A[(std::size_t)i * n + k] * B[(std::size_t)k * n + j];
+      C[(std::size_t)i * n + j] = sum;
+    }
+}
+
+void matmul_serial_ikj(int n, const float *A, const float *B, float *C) {
+  for (std::size_t e = 0; e < (std::size_t)n * n; ++e) C[e] = 0;
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < n; ++k) {
+      const float a = A[(std::size_t)i * n + k];
+      for (int j = 0; j < n; ++j) C[(std::size_t)i * n + j] += a * B[(std::size_t)k * n + j];
+    }
+}
+
+void matmul_parallel_ijk(int n, const float *A, const float *B, float *C) {
+#pragma omp parallel for
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      float sum = 0;
+      for (int k = 0; k < n; ++k) sum += A[(std::size_t)i * n + k] * B[(std::size_t)k * n + j];
+      C[(std::size_t)i * n + j] = sum;
+    }
+}
+
+std::vector<double> matmul_reference(int n, const float *A, const float *B) {
+  std::vector<double> C((std::size_t)n * n, 0.0);
+  // i-k-j in double: fast enough for the test sizes, and exact enough to judge float results.
+#pragma omp parallel for
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < n; ++k) {
+      const double a = A[(std::size_t)i * n + k];
+      for (int j = 0; j < n; ++j) C[(std::size_t)i * n + j] += a * B[(std::size_t)k * n + j];
+    }
+  return C;
+}
+
+}  // namespace course::baseline
