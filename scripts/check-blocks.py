@@ -17,7 +17,7 @@ Outside the blocks the two files must be identical line for line, and the
 blocks must carry the same ids in the same order. Exit status 0 when all
 pairs agree, 1 with one line per problem otherwise.
 
-    usage: check-blocks.py [REPO_ROOT]
+    usage: check-blocks.py [REPO_ROOT] [--only NN]   (NN: a lesson folder prefix, e.g. 03)
 """
 import pathlib
 import re
@@ -59,9 +59,18 @@ def skeleton(path, kind):
 
 
 def main():
-    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
+    args = sys.argv[1:]
+    only = "[0-9][0-9]"
+    if "--only" in args:
+        i = args.index("--only")
+        only = args[i + 1] if i + 1 < len(args) else ""
+        if not re.fullmatch(r"[0-9][0-9]", only):
+            print("check-blocks: --only expects a two-digit lesson number, e.g. 03")
+            return 2
+        del args[i:i + 2]
+    root = pathlib.Path(args[0] if args else pathlib.Path(__file__).resolve().parent.parent)
     problems, pairs = [], 0
-    for solution in sorted((root / "solutions").glob("[0-9][0-9]-*/*")):
+    for solution in sorted((root / "solutions").glob(only + "-*/*")):
         if not solution.is_file():
             continue
         starter = root / "lessons" / solution.parent.name / solution.name

@@ -20,6 +20,13 @@ void matmul_serial_ikj(int n, const float *A, const float *B, float *C);
 /// 5.12 s -> 2.689 s on two cores). Lesson 1's "threads only" variant.
 void matmul_parallel_ijk(int n, const float *A, const float *B, float *C);
 
+/// The naive offloaded matmul: one device thread per element of C, the two
+/// outer loops collapsed (`target teams distribute parallel for collapse(2)`).
+/// Lesson 2's result and the baseline of lessons 4 and 5. Maps A and B to and
+/// C from the device; when the caller already holds them in a `target data`
+/// region the maps find them present and only the kernel is timed.
+void matmul_naive_offload(int n, const float *A, const float *B, float *C);
+
 /// Double-precision reference of C = A x B, accumulated in double.
 std::vector<double> matmul_reference(int n, const float *A, const float *B);
 

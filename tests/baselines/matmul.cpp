@@ -33,6 +33,17 @@ void matmul_parallel_ijk(int n, const float *A, const float *B, float *C) {
     }
 }
 
+void matmul_naive_offload(int n, const float *A, const float *B, float *C) {
+  const std::size_t nn = (std::size_t)n * n;
+#pragma omp target teams distribute parallel for collapse(2) map(to : A[0:nn], B[0:nn]) map(from : C[0:nn])
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      float sum = 0;
+      for (int k = 0; k < n; ++k) sum += A[(std::size_t)i * n + k] * B[(std::size_t)k * n + j];
+      C[(std::size_t)i * n + j] = sum;
+    }
+}
+
 std::vector<double> matmul_reference(int n, const float *A, const float *B) {
   std::vector<double> C((std::size_t)n * n, 0.0);
   // i-k-j in double: fast enough for the test sizes, and exact enough to judge float results.
