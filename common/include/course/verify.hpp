@@ -80,7 +80,8 @@ Check check_close(std::span<const T> got, std::span<const double> ref, double to
   msg.precision(7);
   msg << what << ": size " << got.size() << ", relative error " << c.error << " (allowed " << tol << ")"
       << "; first bad index " << bad << ": expected " << ref[bad] << ", got " << static_cast<double>(got[bad]);
-  if (std::isnan(static_cast<double>(got[bad]))) msg << " (never written: still the NaN poison)";
+  if (std::isnan(static_cast<double>(got[bad])))
+    msg << " (NaN: the output starts as NaN, so this element was never written, or was added to instead of set)";
   c.message = msg.str();
   return c;
 }
