@@ -37,7 +37,7 @@ std::vector<T> random_vector(std::size_t n, std::uint64_t seed = default_seed, T
 /// aligned code path instead of a peeled one with a run-time check).
 template <class T, std::size_t Align = 64>
 struct AlignedAllocator {
-  using value_type = T;
+  using value_type = T;  ///< the element type
   /// Rebinding keeps the alignment.
   template <class U>
   struct rebind {

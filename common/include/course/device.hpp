@@ -17,6 +17,7 @@ struct DeviceInfo {
   int multiprocessors = 0;   ///< GPU: streaming multiprocessors (0 on host)
   double clock_ghz = 0;      ///< GPU: boost clock in GHz (0 on host)
   double fp32_peak_gflops = 0;  ///< GPU: FP32 FMA peak from the properties (0 where unknown)
+  /// True on an NVIDIA (or later AMD) GPU build, false on the host-offload device.
   bool is_gpu() const { return device_class == "gpu"; }
 };
 

@@ -21,6 +21,7 @@ struct Check {
   double error = 0;      ///< relative error norm (0 for exact compares)
   std::size_t bad = 0;   ///< first bad index (meaningful when !ok)
   std::string message;   ///< what was wrong: size, index, expected, got
+  /// True when the check passed.
   explicit operator bool() const { return ok; }
 };
 
