@@ -44,7 +44,11 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 
 packages=(clang-19 libomp-19-dev cmake ninja-build catch2 doxygen python3 python3-matplotlib)
-[ "$want_slides" = 1 ] && packages+=(nodejs npm chromium)
+if [ "$want_slides" = 1 ]; then
+  packages+=(chromium poppler-utils)
+  # Keep a Node.js that is already there (e.g. from NodeSource): Debian's npm would conflict with it.
+  command -v npm >/dev/null || packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
