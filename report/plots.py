@@ -1,0 +1,356 @@
+"""The course report's plots (matplotlib, PNG): speedup per lesson, a
+roofline-style chart placing each solution against the measured ceilings,
+the tile-size sweeps, the atomics matrix, and access patterns against threads
+in flight. Each function takes the report's annotated rows and returns the
+path it wrote, or None when the build has no rows for it.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only: no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+
+DPI = 130
+COLORS = {"solution": "#1f77b4", "yours": "#1f77b4", "starter": "#d62728", "baseline": "#7f7f7f",
+          "copy-bandwidth": "#2ca02c", "fp32-peak": "#ff7f0e", "sgemm": "#9467bd"}
+
+
+def _first_int(text):
+    m = re.search(r"\d+", text or "")
+    return int(m.group()) if m else None
+
+
+def _size_key(size):
+    nums = [int(x) for x in re.findall(r"\d+", size or "")]
+    return math.prod(nums) if nums else 0
+
+
+def _finish(fig, path, device_line):
+    fig.text(0.01, 0.005, device_line[:150], fontsize=7, color="#555555", ha="left", va="bottom")
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def _is_main(r):
+    """The kernel under test in its lesson program: 'solution', 'yours' or 'starter'."""
+    return re.search(r"\b(solution|yours|starter)\b", r["variant"], re.I) is not None
+
+
+def _largest_size_rows(rows):
+    """For each (lesson, experiment), the rows at the largest size."""
+    best = {}
+    for r in rows:
+        key = (r["lesson"], r["experiment"])
+        best[key] = max(best.get(key, 0), _size_key(r["size"]))
+    return [r for r in rows if _size_key(r["size"]) == best[(r["lesson"], r["experiment"])]]
+
+
+# ---------------------------------------------------------------------------
+
+def speedup_per_lesson(rows, path, device_line):
+    """Bars: the solution's (and starter's) speedup over its lesson's baseline, per experiment."""
+    pts = [r for r in _largest_size_rows([r for r in rows if r["lesson"] > 0])
+           if _is_main(r) and r.get("speedup_vs_baseline")]
+    if not pts:
+        return None
+    groups = {}
+    for r in pts:
+        groups.setdefault((r["lesson"], r["experiment"]), {})[r["role"]] = r
+    keys = sorted(groups)
+    fig, ax = plt.subplots(figsize=(max(6.5, 1.2 * len(keys) + 3), 4.6))
+    width = 0.38
+    for i, key in enumerate(keys):
+        for j, role in enumerate(("solution", "yours", "starter")):
+            r = groups[key].get(role)
+            if not r:
+                continue
+            x = i + (width / 2 if role == "starter" else -width / 2)
+            v = r["speedup_vs_baseline"]
+            ax.bar(x, v, width, color=COLORS[role], label=role)
+            ax.annotate(f"{v:.1f}x", (x, v), ha="center", va="bottom", fontsize=8, xytext=(0, 2),
+                        textcoords="offset points")
+    ax.axhline(1.0, color="black", lw=0.8, ls=":")
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels([f"L{n} {e}\n{groups[(n, e)].get('solution', groups[(n, e)].get('yours', groups[(n, e)].get('starter')))['size']}"
+                        for n, e in keys], fontsize=8)
+    ax.set_ylabel("speedup over the lesson's baseline (x, log scale)")
+    ax.set_xlabel("lesson, experiment and size")
+    ax.set_title("Speedup per lesson: solution vs untouched starter (median times)")
+    handles, labels = ax.get_legend_handles_labels()
+    uniq = dict(zip(labels, handles))
+    ax.legend(uniq.values(), uniq.keys(), loc="upper left")
+    ax.grid(axis="y", which="both", alpha=0.3)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return _finish(fig, path, device_line)
+
+
+def _intensity(r):
+    """Flops per byte of compulsory traffic, for the roofline's x axis (None when unknown)."""
+    n = _first_int(r["size"])
+    if not n:
+        return None
+    exp = r["experiment"].lower()
+    if "matmul" in exp or r["lesson"] in (1, 4, 5):
+        return n / 6.0          # 2n^3 flops over A, B read and C written once: 12 n^2 bytes
+    if r["lesson"] == 7 or "body" in exp:
+        return 20.0 * n / 64.0  # 20 flops x n per body over 64 bytes (position + velocity in and out)
+    return None
+
+
+def roofline(rows, ceilings, path, device_line, lessons, goals, device_class):
+    """Left: roofline (copy bandwidth x intensity, FP32 peak, SGEMM) with each solution's GFLOP/s.
+    Right: every solution row's % of the ceiling it names."""
+    bw = ceilings.get("copy-bandwidth", {}).get("rate")
+    peak = ceilings.get("fp32-peak", {}).get("rate")
+    sgemm = ceilings.get("sgemm", {}).get("rate")
+    sol = [r for r in _largest_size_rows([r for r in rows if r["lesson"] > 0 and r["role"] in ("solution", "yours")])
+           if _is_main(r)]
+    pct_rows = [r for r in sol if r.get("pct_of_ceiling") is not None]
+    if not (bw or peak) or not sol:
+        return None
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 5), gridspec_kw={"width_ratios": [1.15, 1]})
+
+    # Roofline.
+    xs = [10 ** (k / 10) for k in range(-20, 51)]
+    if bw and peak:
+        ax.plot(xs, [min(peak, bw * x) for x in xs], color="black", lw=1.8,
+                label=f"roof: min(FP32 peak, {bw:,.0f} GB/s x intensity)")
+    if peak:
+        ax.axhline(peak, color=COLORS["fp32-peak"], ls="--", lw=1, label=f"FP32 peak {peak:,.0f} GFLOP/s")
+    if sgemm:
+        ax.axhline(sgemm, color=COLORS["sgemm"], ls="-.", lw=1, label=f"cuBLAS SGEMM {sgemm:,.0f} GFLOP/s")
+    markers = "osD^v<>p*h"
+    placed = 0
+    for r in sol:
+        ai = _intensity(r)
+        if ai is None:
+            continue
+        lesson = lessons.get(r["lesson"])
+        g = r["rate"] if r["unit"] == "GFLOP/s" else (lesson.to_gflops(r) if lesson and lesson.to_gflops else None)
+        if not g:
+            continue
+        ax.scatter([ai], [g], marker=markers[r["lesson"] % len(markers)], s=60, zorder=3,
+                   label=f"L{r['lesson']} {r['experiment']} {r['size']}: {g:,.1f} GFLOP/s")
+        placed += 1
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (flop per byte of compulsory traffic)")
+    ax.set_ylabel("attained GFLOP/s (log scale)")
+    ax.set_title("Roofline: compute kernels' solutions" + ("" if placed else " (none in this build)"))
+    ax.grid(which="both", alpha=0.25)
+    ax.legend(fontsize=7, loc="lower right")
+
+    # % of ceiling bars.
+    if pct_rows:
+        pct_rows.sort(key=lambda r: (r["lesson"], r["experiment"]))
+        labels = [f"L{r['lesson']} {r['experiment']} {r['size']}" for r in pct_rows]
+        vals = [r["pct_of_ceiling"] for r in pct_rows]
+        ys = range(len(pct_rows))
+        bx.barh(list(ys), vals, color=[COLORS.get(r["ceiling_used"], "#888888") for r in pct_rows])
+        for y, v, r in zip(ys, vals, pct_rows):
+            bx.annotate(f"{v:.1f} % of {r['ceiling_used']}", (v, y), va="center", fontsize=7, xytext=(3, 0),
+                        textcoords="offset points")
+            goal = goals.get(r["lesson"]) if device_class == "gpu" else None
+            if goal and goal[0] == r["ceiling_used"]:
+                bx.plot([goal[1]], [y], marker="|", color="red", ms=14, mew=2)
+        bx.set_yticks(list(ys))
+        bx.set_yticklabels(labels, fontsize=7)
+        bx.invert_yaxis()
+        bx.axvline(100, color="black", lw=0.8, ls=":")
+        bx.set_xlim(0, max(110, max(vals) * 1.35))
+        from matplotlib.patches import Patch
+        from matplotlib.lines import Line2D
+        handles = [Patch(color=COLORS[c], label=c) for c in ("copy-bandwidth", "fp32-peak", "sgemm")
+                   if any(r["ceiling_used"] == c for r in pct_rows)]
+        if device_class == "gpu":
+            handles.append(Line2D([], [], color="red", marker="|", ls="", ms=12, mew=2, label="design goal"))
+        bx.legend(handles=handles, fontsize=7, loc="lower right", title="ceiling", title_fontsize=7)
+    else:
+        bx.text(0.5, 0.5, "no solution row names a measured ceiling", ha="center", va="center",
+                transform=bx.transAxes)
+    bx.set_xlabel("% of the ceiling measured in this run")
+    bx.set_title("Each solution against its ceiling")
+    bx.grid(axis="x", alpha=0.3)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return _finish(fig, path, device_line)
+
+
+def tile_sweeps(rows, path, device_line):
+    """Lessons 4 and 5: GFLOP/s per tile size; lesson 5 also beside the CUDA article's times."""
+    sweeps = {}
+    for r in rows:
+        if r["lesson"] in (4, 5) and r["role"] != "starter":
+            m = re.search(r"tile\s*(\d+)(?:\s*[x×]\s*(\d+))?", r["variant"], re.I)
+            if m:
+                sweeps.setdefault((r["lesson"], r["size"]), []).append((m.group(0), int(m.group(1)), r))
+    if not sweeps:
+        return None
+    have5 = any(n == 5 for n, _ in sweeps)
+    fig, axes = plt.subplots(1, 2 if have5 else 1, figsize=(12 if have5 else 7, 4.6))
+    ax = axes[0] if have5 else axes
+    for (n, size), pts in sorted(sweeps.items()):
+        pts.sort(key=lambda p: (p[1], p[0]))
+        ax.plot([p[0] for p in pts], [p[2]["rate"] for p in pts], marker="o",
+                label=f"lesson {n}, {size}")
+    ax.set_xlabel("tile size (team tile for lesson 5, register tile for lesson 4)")
+    ax.set_ylabel("GFLOP/s")
+    ax.set_title("Tile-size sweep (matmul)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    if have5:
+        bx = axes[1]
+        article = {2: 3464, 4: 523, 8: 92, 16: 52}
+        bx.plot(list(article), list(article.values()), marker="s", color="#7f7f7f", ls="--",
+                label="CUDA article, Quadro 2000M (its size)")
+        for (n, size), pts in sorted(sweeps.items()):
+            if n == 5:
+                pts = sorted((p for p in pts), key=lambda p: p[1])
+                bx.plot([p[1] for p in pts], [p[2]["time_ms"] for p in pts], marker="o", label=f"here, {size}")
+        bx.set_xscale("log", base=2)
+        bx.set_yscale("log")
+        bx.set_xlabel("team tile edge (elements)")
+        bx.set_ylabel("time per matmul (ms, log scale)")
+        bx.set_title("Lesson 5 beside the CUDA article's 3464/523/92/52 ms")
+        bx.grid(which="both", alpha=0.3)
+        bx.legend(fontsize=8)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return _finish(fig, path, device_line)
+
+
+TYPES = ("int", "float", "double")
+
+
+def atomics_matrix(rows, path, device_line):
+    """Lesson 6: GB/s for each element type x accumulation method, as a heat map."""
+    cells = {}
+    for r in rows:
+        if r["lesson"] != 6 or r["role"] == "starter" or r["unit"] != "GB/s":
+            continue
+        text = f"{r['experiment']} {r['variant']}".lower()
+        t = next((t for t in TYPES if re.search(rf"\b{t}\b", text)), None)
+        if not t:
+            continue
+        method = re.sub(rf"\b{t}\b", "", r["variant"], flags=re.I).strip(" ,:-()") or r["variant"]
+        key = (f"{r['experiment']}".strip(), t, method)
+        if key not in cells or _size_key(r["size"]) > _size_key(cells[key]["size"]):
+            cells[key] = r
+    if not cells:
+        return None
+    methods = sorted({(e, m) for e, _, m in cells}, key=lambda x: (x[0], x[1]))
+    types = [t for t in TYPES if any(k[1] == t for k in cells)]
+    import numpy as np
+    data = np.full((len(types), len(methods)), np.nan)
+    for (e, t, m), r in cells.items():
+        data[types.index(t), methods.index((e, m))] = r["rate"]
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(methods) + 2), 1.2 * len(types) + 2.2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        im = ax.imshow(np.log10(data), cmap="viridis", aspect="auto")
+    for i in range(len(types)):
+        for j in range(len(methods)):
+            if not np.isnan(data[i, j]):
+                ax.text(j, i, f"{data[i, j]:,.1f}", ha="center", va="center", fontsize=8,
+                        color="white" if np.log10(data[i, j]) < np.nanmean(np.log10(data)) else "black")
+    ax.set_xticks(range(len(methods)))
+    ax.set_xticklabels([f"{m}\n({e})" for e, m in methods], fontsize=7)
+    ax.set_yticks(range(len(types)))
+    ax.set_yticklabels(types)
+    ax.set_xlabel("accumulation method")
+    ax.set_ylabel("element type")
+    ax.set_title("Atomics matrix (lesson 6): GB/s read, larger is better")
+    cb = fig.colorbar(im, ax=ax)
+    cb.set_label("log10(GB/s)")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return _finish(fig, path, device_line)
+
+
+def _threads_in_flight(r):
+    for text in (r["note"], r["variant"], r["size"], r["experiment"]):
+        m = re.search(r"(\d+)\s*threads?(?:\s+in\s+flight)?", text or "", re.I)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+PATTERNS = ("Simple", "Row4x4", "Row16x16", "Col4x4", "Col16x16", "Row4", "Row16", "Col4", "Col16")
+
+
+def access_patterns(rows, path, device_line):
+    """Lesson 8: bandwidth of each copy pattern against threads in flight (or per size when no sweep)."""
+    pts = {}
+    bars = {}
+    for r in rows:
+        if r["lesson"] != 8 or r["role"] == "starter" or r["unit"] != "GB/s":
+            continue
+        pat = next((p for p in PATTERNS if re.search(rf"\b{p}\b", r["variant"], re.I)), None)
+        if not pat:
+            continue
+        th = _threads_in_flight(r)
+        if th and re.search(r"flight|sweep|threads", r["experiment"], re.I):
+            pts.setdefault(pat, []).append((th, r["rate"]))
+        else:
+            bars.setdefault(r["size"], {})[pat] = r["rate"]
+    if not pts and not bars:
+        return None
+    panels = (1 if pts else 0) + (1 if bars else 0)
+    fig, axes = plt.subplots(1, panels, figsize=(6.5 * panels, 4.8))
+    axes = list(axes) if panels > 1 else [axes]
+    k = 0
+    if pts:
+        ax = axes[k]
+        k += 1
+        for pat in PATTERNS:
+            if pat in pts:
+                p = sorted(pts[pat])
+                ax.plot([x for x, _ in p], [y for _, y in p], marker="o", label=pat)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("threads in flight")
+        ax.set_ylabel("GB/s (bytes read + written)")
+        ax.set_title("Access patterns vs threads in flight")
+        ax.grid(which="both", alpha=0.3)
+        ax.legend(fontsize=7, ncol=2)
+    if bars:
+        ax = axes[k]
+        sizes = sorted(bars, key=_size_key)
+        w = 0.8 / len(sizes)
+        for i, s in enumerate(sizes):
+            ax.bar([j + i * w for j in range(len(PATTERNS))], [bars[s].get(p, 0) for p in PATTERNS], w,
+                   label=f"image {s}")
+        ax.set_xticks([j + 0.4 - w / 2 for j in range(len(PATTERNS))])
+        ax.set_xticklabels(PATTERNS, rotation=30, fontsize=8)
+        ax.set_ylabel("GB/s (bytes read + written)")
+        ax.set_xlabel("copy pattern (the OpenCL paper's nine)")
+        ax.set_title("Nine access patterns, image copy")
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return _finish(fig, path, device_line)
+
+
+def make_all(rows, ceilings, outdir, device_class, device_line, lessons, goals):
+    """Writes every plot the rows allow; returns [(title, path)]."""
+    os.makedirs(outdir, exist_ok=True)
+    for old in os.listdir(outdir):
+        if old.endswith(".png"):
+            os.remove(os.path.join(outdir, old))
+    made = []
+    jobs = [
+        ("speedup per lesson", lambda p: speedup_per_lesson(rows, p, device_line), "speedup.png"),
+        ("roofline: each solution against the ceilings",
+         lambda p: roofline(rows, ceilings, p, device_line, lessons, goals, device_class), "roofline.png"),
+        ("tile-size sweep (lessons 4, 5)", lambda p: tile_sweeps(rows, p, device_line), "tile-sweep.png"),
+        ("atomics matrix (lesson 6)", lambda p: atomics_matrix(rows, p, device_line), "atomics.png"),
+        ("access patterns vs threads in flight (lesson 8)", lambda p: access_patterns(rows, p, device_line),
+         "access-patterns.png"),
+    ]
+    for title, fn, name in jobs:
+        p = fn(os.path.join(outdir, name))
+        if p:
+            made.append((title, p))
+    return made

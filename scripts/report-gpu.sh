@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The course report on a GPU node that has the NVIDIA driver but no LLVM 19:
+# build here, carry a small bundle of binaries and the packed LLVM runtime
+# there, run the report there.
+#
+#   here:      scripts/report-gpu.sh pack BUILD BUNDLE
+#                copies what the report runs from an nvptx solutions BUILD
+#                (lesson programs, starters, course_ceilings, course_sgemm if
+#                built) into BUNDLE, with the commit they were built from
+#   GPU node:  scripts/report-gpu.sh run RUNTIME.tar.xz BUNDLE [report options]
+#                unpacks the runtime (as scripts/gpu-node.sh does), builds
+#                course_sgemm with nvcc + cuBLAS when the bundle's cannot run
+#                there, and runs report/report.py --build BUNDLE. When $OUT is
+#                set, copies report.md, report.csv, the PNGs and a tarball of
+#                everything (logs, per-program CSV) into $OUT.
+#
+# Report options: --tiny | --full, --lessons 1,3, --out DIR, --timeout S, --no-plots, --no-starters.
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+die() { echo "report-gpu.sh: error: $*" >&2; exit 2; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+
+[ $# -ge 1 ] || { usage >&2; exit 2; }
+cmd=$1; shift
+case "$cmd" in
+  -h|--help) usage; exit 0 ;;
+  pack)
+    [ $# -eq 2 ] || die "usage: report-gpu.sh pack BUILD BUNDLE"
+    build=$1; bundle=$2
+    [ -x "$build/report/course_ceilings" ] || die "$build has no report/course_ceilings (build it: cmake --build $build)"
+    grep -q '"device_class": "gpu"' "$build/report/build-info.json" 2>/dev/null \
+      || echo "report-gpu.sh: warning: $build is not an nvptx build (report/build-info.json says otherwise)"
+    rm -rf "$bundle" && mkdir -p "$bundle/report" "$bundle/lessons"
+    cp "$build/report/course_ceilings" "$build/report/build-info.json" "$bundle/report/"
+    [ -x "$build/report/course_sgemm" ] && cp "$build/report/course_sgemm" "$bundle/report/"
+    n=0
+    for d in "$build"/lessons/[0-9][0-9]-*/; do
+      name=$(basename "$d"); nn=${name:0:2}
+      [ -x "$d/lesson$nn" ] || continue
+      mkdir -p "$bundle/lessons/$name"
+      cp "$d/lesson$nn" "$bundle/lessons/$name/"
+      [ -x "$d/lesson${nn}_starter" ] && cp "$d/lesson${nn}_starter" "$bundle/lessons/$name/"
+      n=$((n + 1))
+    done
+    commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    [ -n "$(git -C "$repo" status --porcelain --untracked-files=no 2>/dev/null)" ] \
+      && commit="$commit (with uncommitted changes)"
+    echo "$commit" > "$bundle/report/commit.txt"
+    echo "report-gpu.sh: packed $n lesson program(s) and the ceilings into $bundle ($(du -sh "$bundle" | cut -f1)), commit $commit"
+    ;;
+  run)
+    [ $# -ge 2 ] || die "usage: report-gpu.sh run RUNTIME.tar.xz BUNDLE [report options]"
+    pack=$1; bundle=$2; shift 2
+    [ -f "$pack" ] || die "runtime pack '$pack' not found"
+    [ -x "$bundle/report/course_ceilings" ] || die "'$bundle' is not a bundle from 'report-gpu.sh pack'"
+    rt=${COURSE_RT_DIR:-/tmp/course-rt}
+    [ -d "$rt/llvm-rt" ] || { mkdir -p "$rt" && tar xJf "$pack" -C "$rt"; }
+    export LD_LIBRARY_PATH="$rt/llvm-rt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export OMP_TARGET_OFFLOAD=MANDATORY
+    command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+
+    # The vendor ceiling: the bundle's course_sgemm if it runs here, else build it with nvcc.
+    sg="$bundle/report/course_sgemm"
+    if ! { [ -x "$sg" ] && "$sg" --help >/dev/null 2>&1; }; then
+      nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
+      if [ -n "$nvcc" ]; then
+        echo "report-gpu.sh: building course_sgemm with $nvcc and cuBLAS"
+        "$nvcc" -O2 -std=c++17 -o "$sg" "$repo/report/sgemm.cpp" -lcublas \
+          || { echo "report-gpu.sh: warning: nvcc could not build course_sgemm; the SGEMM ceiling is skipped"; rm -f "$sg"; }
+      else
+        echo "report-gpu.sh: warning: no nvcc here; the SGEMM ceiling is skipped"
+        rm -f "$sg"
+      fi
+    fi
+    py=python3
+    python3 -c 'import matplotlib' 2>/dev/null || { [ -x /usr/bin/python3 ] && py=/usr/bin/python3; }
+    rc=0
+    PYTHONUNBUFFERED=1 "$py" "$repo/report/report.py" --build "$bundle" "$@" || rc=$?
+    # What comes back from the node: at most 8 files, so plots + report + one tarball.
+    outdir="$bundle/report"
+    for ((i = 1; i <= $#; i++)); do
+      case "${!i}" in
+        --out) j=$((i + 1)); outdir=${!j} ;;
+        --out=*) outdir=${!i#--out=} ;;
+      esac
+    done
+    if [ -n "${OUT:-}" ] && [ -f "$outdir/report.md" ]; then
+      cp "$outdir/report.md" "$outdir/report.csv" "$OUT/" 2>/dev/null || true
+      cp "$outdir"/plots/*.png "$OUT/" 2>/dev/null || true
+      (cd "$outdir" && tar czf "$OUT/report-all.tar.gz" report.md report.csv csv logs $(ls -d plots 2>/dev/null)) || true
+      echo "report-gpu.sh: copied report.md, report.csv, the plots and report-all.tar.gz into \$OUT"
+    fi
+    exit $rc
+    ;;
+  *) die "unknown command '$cmd' (pack or run; see --help)" ;;
+esac
