@@ -1,0 +1,119 @@
+// Lesson 8 tests -- the nine-pattern image copy: every pattern copies every
+// pixel byte-exactly at awkward sizes and launches, writes nothing outside the
+// image, and the row-vector pattern beats the strided Col16x16 baseline.
+#include <string>
+#include <vector>
+
+#include "course/device.hpp"
+#include "course_test.hpp"
+#include "lesson08_access_patterns.hpp"
+#include "patterns.hpp"
+
+namespace {
+
+using lesson8::Image;
+using lesson8::Launch;
+using lesson8::Pattern;
+
+// Rows of guard bytes after the image, mapped with it: a kernel that runs past
+// the bottom edge (up to a 16-row block) writes there instead of into memory
+// it does not own, and the test sees it.
+constexpr int guard_rows = 16;
+
+std::string describe(Pattern p, const Image &im, Launch l) {
+  return std::string(lesson8::name(p)) + " " + std::to_string(im.width) + "x" + std::to_string(im.height) +
+         " (pitch " + std::to_string(im.pitch) + ", launch " + std::to_string(l.teams) + " teams x " +
+         std::to_string(l.threads) + " threads)";
+}
+
+// Copies a random image with pattern p and compares every byte of the buffer:
+// pixels must equal the source (exact: it is a copy); row padding may hold the
+// source byte or the untouched poison; guard rows must stay poisoned.
+void check_copy(Pattern p, int width, int height, Launch launch) {
+  const Image im = lesson8::make_image(width, height);
+  const std::size_t n = im.bytes(), total = n + (std::size_t)im.pitch * guard_rows;
+  auto src = course::random_vector<std::uint8_t>(total, course_test::seed() + width * 7919 + height, 0, 255);
+  course::aligned_vector<std::uint8_t> s(src.begin(), src.end());
+  course::aligned_vector<std::uint8_t> d(total, course::poison_value<std::uint8_t>());
+  std::uint8_t *sp = s.data(), *dp = d.data();
+  // dst starts poisoned on the device too (tofrom), so an unwritten byte shows.
+#pragma omp target data map(to : sp[0:total]) map(tofrom : dp[0:total])
+  lesson8::copy_image(p, im, sp, dp, launch);
+
+  const auto poison = course::poison_value<std::uint8_t>();
+  std::vector<std::uint8_t> expected(total);
+  for (std::size_t i = 0; i < total; ++i) {
+    const std::size_t x = i % im.pitch, y = i / im.pitch;
+    if (y >= (std::size_t)height)
+      expected[i] = poison;  // guard: nothing may be written past the last row
+    else if (x >= (std::size_t)width)
+      expected[i] = (d[i] == s[i] || d[i] == poison) ? d[i] : s[i];  // padding: copied or left alone
+    else
+      expected[i] = s[i];
+  }
+  auto c = course::check_equal<std::uint8_t>(std::span<const std::uint8_t>(d.data(), total), expected,
+                                            describe(p, im, launch));
+  if (!c.ok) {
+    const std::size_t x = c.bad % im.pitch, y = c.bad / im.pitch;
+    c.message += " = pixel (x " + std::to_string(x) + ", y " + std::to_string(y) + ")" +
+                 (y >= (std::size_t)height  ? " below the last row: written outside the image"
+                  : x >= (std::size_t)width ? " in the row padding: only a copy of the source byte may go there"
+                                            : "");
+  }
+  COURSE_CHECK(c);
+}
+
+// Sizes: 1x1; primes; neither dimension a multiple of 4 or 16; the paper's
+// 384x512. Launches: the paper's (one thread per work item), a handful of
+// threads, and fewer threads than work items, so each thread loops.
+void check_pattern(Pattern p) {
+  const int sizes[][2] = {{1, 1}, {17, 13}, {250, 99}, {384, 512}};
+  for (const auto &wh : sizes) {
+    const Image im = lesson8::make_image(wh[0], wh[1]);
+    check_copy(p, wh[0], wh[1], lesson8::default_launch(lesson8::work_items(p, im)));
+    check_copy(p, wh[0], wh[1], lesson8::in_flight_launch(7));
+    check_copy(p, wh[0], wh[1], lesson8::in_flight_launch(300));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Simple copies every pixel", "[lesson8][correctness]") { check_pattern(Pattern::simple); }
+TEST_CASE("Row4 copies every pixel", "[lesson8][correctness]") { check_pattern(Pattern::row4); }
+TEST_CASE("Row16 copies every pixel", "[lesson8][correctness]") { check_pattern(Pattern::row16); }
+TEST_CASE("Col4 copies every pixel", "[lesson8][correctness]") { check_pattern(Pattern::col4); }
+TEST_CASE("Col16 copies every pixel", "[lesson8][correctness]") { check_pattern(Pattern::col16); }
+TEST_CASE("Row4x4 copies every pixel", "[lesson8][correctness]") { check_pattern(Pattern::row4x4); }
+TEST_CASE("Row16x16 copies every pixel", "[lesson8][correctness]") { check_pattern(Pattern::row16x16); }
+TEST_CASE("Col4x4 copies every pixel", "[lesson8][correctness]") { check_pattern(Pattern::col4x4); }
+TEST_CASE("Col16x16 copies every pixel", "[lesson8][correctness]") { check_pattern(Pattern::col16x16); }
+
+TEST_CASE("Row16 is faster than the strided Col16x16 baseline on a large image", "[lesson8][speedup]") {
+  // Larger than the last-level cache on either device (GPU L2 ~50 MB, host L3
+  // here 32 MB): bytes come from memory, as in a real image pipeline.
+  const bool gpu = course::device_info().is_gpu();
+  const int W = gpu ? 16000 : 4000, H = gpu ? 8000 : 4000;
+  const Image im = lesson8::make_image(W, H);
+  const std::size_t n = im.bytes();
+  const auto r = course::random_vector<std::uint8_t>(n, course_test::seed(), 0, 255);
+  course::aligned_vector<std::uint8_t> src(r.begin(), r.end()), d0(n), d1(n, course::poison_value<std::uint8_t>());
+  const std::uint8_t *sp = src.data();
+  std::uint8_t *p0 = d0.data(), *p1 = d1.data();
+  const Launch lb = lesson8::default_launch(lesson8::work_items(Pattern::col16x16, im));
+  const Launch lc = lesson8::default_launch(lesson8::work_items(Pattern::row16, im));
+  course::Comparison cmp;
+  // Only the kernels are timed: the buffers stay on the device meanwhile.
+#pragma omp target data map(to : sp[0:n]) map(alloc : p0[0:n]) map(tofrom : p1[0:n])
+  cmp = course::compare_interleaved(
+      [&] { course::baseline::image_copy_col16x16(W, H, im.pitch, sp, p0, lb.teams, lb.threads); },
+      [&] { lesson8::copy_image(Pattern::row16, im, sp, p1, lc); }, 5, 1);
+  // A fast wrong answer earns nothing: the timed copy must be exact.
+  std::vector<std::uint8_t> got(n), want(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool pixel = (int)(i % im.pitch) < W;
+    want[i] = pixel ? src[i] : d1[i];
+    got[i] = d1[i];
+  }
+  COURSE_CHECK(course::check_equal<std::uint8_t>(got, want, "Row16 " + std::to_string(W) + "x" + std::to_string(H) + " (speedup run)"));
+  COURSE_REQUIRE_SPEEDUP("lesson8.row16", "lesson 8 Row16 vs strided Col16x16", cmp);
+}
