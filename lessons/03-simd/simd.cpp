@@ -1,0 +1,52 @@
+// Lesson 3 -- SIMD vectorization: make every device thread use the vector
+// lanes of the core it runs on. On the host-offload device target regions run
+// on CPU cores, where one SSE instruction works on 4 floats; on an NVIDIA GPU
+// `simd` maps to nothing (one lane per thread) and must at least cost nothing.
+// Three steps, each a marked block below:
+//   3.1 a float reduction:  `target teams distribute parallel for simd reduction(+:...)`
+//   3.2 a small function called from a vector loop: `declare simd`, 4-byte arithmetic
+//   3.3 the elementwise loop that calls it, on the device, with `simd`
+// Run `ctest -L lesson3` after each step. README.md shows how to read the
+// compiler's own account of what it vectorized (-Rpass=loop-vectorize).
+#include <cmath>
+
+#include "simd.hpp"
+
+namespace lesson3 {
+
+float norm(int n, const float *x) {
+  float sum = 0;
+  // TODO(3.1): this is lesson 1's kind of loop: host threads, one element per
+  // instruction. Run it on the device with one combined construct that also
+  // puts each thread's iterations into vector lanes:
+  //   target teams distribute parallel for simd reduction(+ : sum) map(to : x[0:n])
+  // Without `simd` the compiler keeps the float additions in source order (it
+  // may not reassociate them), so it cannot spread them over lanes.
+#pragma omp parallel for reduction(+ : sum)
+  for (int i = 0; i < n; ++i) sum += x[i] * x[i];
+  // END TODO
+  return std::sqrt(sum);
+}
+
+namespace {
+
+// TODO(3.2): the small function every element goes through. Make it callable
+// from a vector loop on the device: `declare target` (it runs there) and
+// `declare simd` (each lane calls it with its own x). Then apply the 4-byte
+// rule: one constant below is a double, so each element is widened to double
+// and narrowed back, and a 16-byte register holds 2 lanes instead of 4 (the
+// remark says "floating point conversion changes vector width").
+float soft_clip(float x) { return x / std::sqrt(1.0 + x * x); }
+// END TODO
+
+}  // namespace
+
+void soft_clip_all(int n, const float *x, float *y) {
+  // TODO(3.3): run this loop on the device as in 3.1 (x goes to the device, y
+  // comes back from it) and add `simd`.
+#pragma omp parallel for
+  for (int i = 0; i < n; ++i) y[i] = soft_clip(x[i]);
+  // END TODO
+}
+
+}  // namespace lesson3
