@@ -2,8 +2,9 @@
 // lesson's rows with, on the configured offload device, in the same run:
 //
 //   copy-bandwidth  a plain copy kernel (b[i] = a[i]) in a target region, data
-//                   already resident on the device; bytes read + written, best
-//                   of a few launch shapes (the shape is named in the note)
+//                   already resident on the device; bytes read + written, the
+//                   fastest run of the best of a few launch shapes (named in
+//                   the note)
 //   fp32-peak       GPU: from the device's properties (SMs x FP32 lanes x 2 x
 //                   boost clock). Host: there is no datasheet figure the build
 //                   can know, so it is MEASURED with independent multiply-add
@@ -116,7 +117,8 @@ int main(int argc, char **argv) {
                   "the report's ceilings on this device: copy bandwidth (plain copy kernel) and FP32 peak");
   const long long default_n = dev.is_gpu() ? (1LL << 28) : (1LL << 24);
   const auto &n = cli.integer("--n", default_n, "floats per array in the copy (2 arrays)", 1024, 1LL << 31);
-  const auto &reps = cli.integer("--reps", dev.is_gpu() ? 20 : 7, "timed runs per shape (median reported)", 1, 1000);
+  const auto &reps = cli.integer("--reps", dev.is_gpu() ? 20 : 7, "timed runs per shape (the fastest is reported)", 1,
+                                 1000);
   const auto &csv = cli.text("--csv", "", "append result rows to this CSV file");
   cli.parse(argc, argv);
 
@@ -165,14 +167,17 @@ int main(int argc, char **argv) {
     bool ok = true;
     for (long long i = 0; i < count && ok; ++i) ok = b[(std::size_t)i] == a[(std::size_t)i];
     all_ok = all_ok && ok;
-    const double rate = bytes / t.median / 1e9;
-    std::printf("  copy, %-26s %10.3f ms  %9.1f GB/s  %s\n", s.name, t.median * 1e3, rate, ok ? "PASS" : "FAILED");
+    // A ceiling is what the device CAN do: the fastest run, as STREAM reports
+    // it, so load from other programs on a shared machine lowers it less.
+    const double rate = bytes / t.min / 1e9;
+    std::printf("  copy, %-26s %10.3f ms  %9.1f GB/s  %s\n", s.name, t.min * 1e3, rate, ok ? "PASS" : "FAILED");
     std::fflush(stdout);
-    rows.push_back(row(std::string("copy: ") + s.name, t.median * 1e3, rate, "GB/s", "copy-bandwidth", ok,
-                       "bytes read + written; data resident on the device", "ceiling detail"));
+    rows.push_back(row(std::string("copy: ") + s.name, t.min * 1e3, rate, "GB/s", "copy-bandwidth", ok,
+                       "bytes read + written, fastest of " + std::to_string(reps) + " runs; data resident on the device",
+                       "ceiling detail"));
     if (ok && rate > best_rate) {
       best_rate = rate;
-      best_ms = t.median * 1e3;
+      best_ms = t.min * 1e3;
       best_name = s.name;
     }
   }
@@ -183,15 +188,15 @@ int main(int argc, char **argv) {
     std::fill(b.begin(), b.end(), -1.0f);
     const auto t = course::time_median([&] { copy_host_parallel(pa, pb, count); }, (int)reps, 2);
     const bool ok = std::equal(a.begin(), a.end(), b.begin());
-    const double rate = bytes / t.median / 1e9;
-    std::printf("  copy, %-26s %10.3f ms  %9.1f GB/s  %s\n", "host omp parallel for", t.median * 1e3, rate,
+    const double rate = bytes / t.min / 1e9;
+    std::printf("  copy, %-26s %10.3f ms  %9.1f GB/s  %s\n", "host omp parallel for", t.min * 1e3, rate,
                 ok ? "PASS" : "FAILED");
-    rows.push_back(row("copy: host omp parallel for (no target)", t.median * 1e3, rate, "GB/s", "copy-bandwidth", ok,
+    rows.push_back(row("copy: host omp parallel for (no target)", t.min * 1e3, rate, "GB/s", "copy-bandwidth", ok,
                        "for comparison only: not the device's ceiling", "ceiling detail"));
   }
   rows.insert(rows.begin(), row("copy-bandwidth", best_ms, best_rate, "GB/s", "copy-bandwidth", all_ok && best_rate > 0,
-                                "plain copy kernel on the device, best " + shape_note(best_name.c_str()) +
-                                    "; bytes read + written",
+                                "plain copy kernel on the device, fastest run of the best " +
+                                    shape_note(best_name.c_str()) + "; bytes read + written",
                                 "ceiling"));
 
   // --- FP32 peak -----------------------------------------------------------

@@ -38,8 +38,8 @@ def _finish(fig, path, device_line):
 
 
 def _is_main(r):
-    """The kernel under test in its lesson program: 'solution', 'yours' or 'starter'."""
-    return re.search(r"\b(solution|yours|starter)\b", r["variant"], re.I) is not None
+    """The kernel under test in its lesson program (report.py marks one row per experiment, size and role)."""
+    return bool(r.get("is_main"))
 
 
 def _largest_size_rows(rows):
@@ -183,87 +183,99 @@ def roofline(rows, ceilings, path, device_line, lessons, goals, device_class):
 
 
 def tile_sweeps(rows, path, device_line):
-    """Lessons 4 and 5: GFLOP/s per tile size; lesson 5 also beside the CUDA article's times."""
+    """Lesson 4's register-tile and lesson 5's team-tile sweeps in GFLOP/s, and
+    lesson 5's times beside the CUDA article's 3464/523/92/52 ms."""
     sweeps = {}
     for r in rows:
-        if r["lesson"] in (4, 5) and r["role"] != "starter":
-            m = re.search(r"tile\s*(\d+)(?:\s*[x×]\s*(\d+))?", r["variant"], re.I)
+        if r["lesson"] in (4, 5) and r["role"] != "starter" and r["unit"] == "GFLOP/s":
+            # the tile in the variant ("tile 4x4") or, for the graded kernel, in its note
+            m = (re.search(r"tile\s*(\d+)(?:\s*[x×]\s*(\d+))?", r["variant"], re.I)
+                 or re.search(r"tile\s*(\d+)(?:\s*[x×]\s*(\d+))?", r["note"], re.I))
             if m:
-                sweeps.setdefault((r["lesson"], r["size"]), []).append((m.group(0), int(m.group(1)), r))
+                area = int(m.group(1)) * int(m.group(2) or m.group(1))
+                label = m.group(0) + ("\n(" + r["variant"] + ")" if re.match(r"(solution|yours)$", r["variant"]) else "")
+                sweeps.setdefault(r["lesson"], {}).setdefault(r["size"], []).append((label, int(m.group(1)), r, area))
     if not sweeps:
         return None
-    have5 = any(n == 5 for n, _ in sweeps)
-    fig, axes = plt.subplots(1, 2 if have5 else 1, figsize=(12 if have5 else 7, 4.6))
-    ax = axes[0] if have5 else axes
-    for (n, size), pts in sorted(sweeps.items()):
-        pts.sort(key=lambda p: (p[1], p[0]))
-        ax.plot([p[0] for p in pts], [p[2]["rate"] for p in pts], marker="o",
-                label=f"lesson {n}, {size}")
-    ax.set_xlabel("tile size (team tile for lesson 5, register tile for lesson 4)")
-    ax.set_ylabel("GFLOP/s")
-    ax.set_title("Tile-size sweep (matmul)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    if have5:
-        bx = axes[1]
-        article = {2: 3464, 4: 523, 8: 92, 16: 52}
-        bx.plot(list(article), list(article.values()), marker="s", color="#7f7f7f", ls="--",
-                label="CUDA article, Quadro 2000M (its size)")
-        for (n, size), pts in sorted(sweeps.items()):
-            if n == 5:
-                pts = sorted((p for p in pts), key=lambda p: p[1])
-                bx.plot([p[1] for p in pts], [p[2]["time_ms"] for p in pts], marker="o", label=f"here, {size}")
-        bx.set_xscale("log", base=2)
-        bx.set_yscale("log")
-        bx.set_xlabel("team tile edge (elements)")
-        bx.set_ylabel("time per matmul (ms, log scale)")
-        bx.set_title("Lesson 5 beside the CUDA article's 3464/523/92/52 ms")
-        bx.grid(which="both", alpha=0.3)
-        bx.legend(fontsize=8)
+    panels = [("gflops", n) for n in sorted(sweeps)] + ([("article", 5)] if 5 in sweeps else [])
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 4.8), squeeze=False)
+    what = {4: "register tile (rows x columns per thread)", 5: "team tile edge (elements)"}
+    for ax, (kind, n) in zip(axes[0], panels):
+        if kind == "gflops":
+            for size, pts in sorted(sweeps[n].items()):
+                pts.sort(key=lambda p: (p[3], p[0]))
+                line, = ax.plot([p[0] for p in pts], [p[2]["rate"] for p in pts], marker="o", label=f"here, {size}")
+                for b in rows:  # the lesson's baseline at the same size, for scale
+                    if (b["lesson"] == n and b["size"] == size and b["role"] != "starter" and b["unit"] == "GFLOP/s"
+                            and "baseline" in b["variant"]):
+                        ax.axhline(b["rate"], color=line.get_color(), ls=":", lw=1.2,
+                                   label=f"{b['variant']}, {size}: {b['rate']:.1f}")
+            ax.set_xlabel(what[n])
+            ax.set_ylabel("GFLOP/s")
+            ax.set_title(f"Lesson {n}: matmul tile-size sweep")
+            ax.tick_params(axis="x", labelsize=8)
+        else:
+            article = {2: 3464, 4: 523, 8: 92, 16: 52}
+            ax.plot(list(article), list(article.values()), marker="s", color="#7f7f7f", ls="--",
+                    label="CUDA article, Quadro 2000M (its own size)")
+            for size, pts in sorted(sweeps[5].items()):
+                pts = sorted((p for p in pts if "\n" not in p[0]), key=lambda p: p[1])
+                ax.plot([p[1] for p in pts], [p[2]["time_ms"] for p in pts], marker="o", label=f"here, {size}")
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("team tile edge (elements)")
+            ax.set_ylabel("time per matmul (ms, log scale)")
+            ax.set_title("Lesson 5 beside the CUDA article's table")
+        ax.grid(which="both", alpha=0.3)
+        ax.legend(fontsize=8)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return _finish(fig, path, device_line)
 
 
-TYPES = ("int", "float", "double")
+METHODS = ("global atomic", "reduction clause", "team-local")
 
 
 def atomics_matrix(rows, path, device_line):
-    """Lesson 6: GB/s for each element type x accumulation method, as a heat map."""
+    """Lesson 6: GB/s for each sum type and the histogram x accumulation method, as a heat map."""
+    import numpy as np
     cells = {}
     for r in rows:
         if r["lesson"] != 6 or r["role"] == "starter" or r["unit"] != "GB/s":
             continue
-        text = f"{r['experiment']} {r['variant']}".lower()
-        t = next((t for t in TYPES if re.search(rf"\b{t}\b", text)), None)
-        if not t:
+        if not re.match(r"(sum|histogram)", r["experiment"]):
             continue
-        method = re.sub(rf"\b{t}\b", "", r["variant"], flags=re.I).strip(" ,:-()") or r["variant"]
-        key = (f"{r['experiment']}".strip(), t, method)
-        if key not in cells or _size_key(r["size"]) > _size_key(cells[key]["size"]):
-            cells[key] = r
+        v = r["variant"].lower()
+        m = next((m for m in METHODS if m in v), None)
+        if m and "teams" not in v:
+            cells[(r["experiment"], m)] = r
     if not cells:
         return None
-    methods = sorted({(e, m) for e, _, m in cells}, key=lambda x: (x[0], x[1]))
-    types = [t for t in TYPES if any(k[1] == t for k in cells)]
-    import numpy as np
-    data = np.full((len(types), len(methods)), np.nan)
-    for (e, t, m), r in cells.items():
-        data[types.index(t), methods.index((e, m))] = r["rate"]
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(methods) + 2), 1.2 * len(types) + 2.2))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        im = ax.imshow(np.log10(data), cmap="viridis", aspect="auto")
-    for i in range(len(types)):
+    kinds = sorted({k for k, _ in cells}, key=lambda k: ("histogram" in k, ["int", "float", "double"].index(
+        k.split()[-1]) if k.split()[-1] in ("int", "float", "double") else 9, k))
+    methods = [m for m in METHODS if any(mm == m for _, mm in cells)]
+    data = np.full((len(kinds), len(methods)), np.nan)
+    pct = np.full_like(data, np.nan)
+    for (k, m), r in cells.items():
+        data[kinds.index(k), methods.index(m)] = r["rate"]
+        if r.get("pct_of_ceiling") is not None:
+            pct[kinds.index(k), methods.index(m)] = r["pct_of_ceiling"]
+    fig, ax = plt.subplots(figsize=(2.3 * len(methods) + 3, 0.8 * len(kinds) + 2.4))
+    logd = np.log10(np.where(data > 0, data, np.nan))
+    im = ax.imshow(logd, cmap="viridis", aspect="auto")
+    mid = np.nanmean(logd)
+    for i in range(len(kinds)):
         for j in range(len(methods)):
             if not np.isnan(data[i, j]):
-                ax.text(j, i, f"{data[i, j]:,.1f}", ha="center", va="center", fontsize=8,
-                        color="white" if np.log10(data[i, j]) < np.nanmean(np.log10(data)) else "black")
+                label = f"{data[i, j]:,.2f} GB/s" + (f"\n{pct[i, j]:.1f} % of copy" if not np.isnan(pct[i, j]) else "")
+                ax.text(j, i, label, ha="center", va="center", fontsize=8,
+                        color="white" if logd[i, j] < mid else "black")
     ax.set_xticks(range(len(methods)))
-    ax.set_xticklabels([f"{m}\n({e})" for e, m in methods], fontsize=7)
-    ax.set_yticks(range(len(types)))
-    ax.set_yticklabels(types)
+    ax.set_xticklabels(methods)
+    ax.set_yticks(range(len(kinds)))
+    ax.set_yticklabels(kinds)
     ax.set_xlabel("accumulation method")
-    ax.set_ylabel("element type")
-    ax.set_title("Atomics matrix (lesson 6): GB/s read, larger is better")
+    ax.set_ylabel("kernel and element type")
+    ax.set_title("Atomics matrix (lesson 6): input GB/s, larger is better")
     cb = fig.colorbar(im, ax=ax)
     cb.set_label("log10(GB/s)")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
@@ -272,7 +284,8 @@ def atomics_matrix(rows, path, device_line):
 
 def _threads_in_flight(r):
     for text in (r["note"], r["variant"], r["size"], r["experiment"]):
-        m = re.search(r"(\d+)\s*threads?(?:\s+in\s+flight)?", text or "", re.I)
+        m = (re.search(r"threads\s*[=:]\s*(\d+)", text or "", re.I)
+             or re.search(r"(\d+)\s*threads?(?:\s+in\s+flight)?", text or "", re.I))
         if m:
             return int(m.group(1))
     return None
@@ -310,9 +323,10 @@ def access_patterns(rows, path, device_line):
                 p = sorted(pts[pat])
                 ax.plot([x for x, _ in p], [y for _, y in p], marker="o", label=pat)
         ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
         ax.set_xlabel("threads in flight")
-        ax.set_ylabel("GB/s (bytes read + written)")
-        ax.set_title("Access patterns vs threads in flight")
+        ax.set_ylabel("GB/s (bytes read + written, log scale)")
+        ax.set_title("Access patterns vs threads in flight (large image)")
         ax.grid(which="both", alpha=0.3)
         ax.legend(fontsize=7, ncol=2)
     if bars:
