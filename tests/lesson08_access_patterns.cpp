@@ -29,7 +29,7 @@ std::string describe(Pattern p, const Image &im, Launch l) {
 // Copies a random image with pattern p and compares every byte of the buffer:
 // pixels must equal the source (exact: it is a copy); row padding may hold the
 // source byte or the untouched poison; guard rows must stay poisoned.
-void check_copy(Pattern p, int width, int height, Launch launch) {
+course::Check check_copy(Pattern p, int width, int height, Launch launch) {
   const Image im = lesson8::make_image(width, height);
   const std::size_t n = im.bytes(), total = n + (std::size_t)im.pitch * guard_rows;
   auto src = course::random_vector<std::uint8_t>(total, course_test::seed() + width * 7919 + height, 0, 255);
@@ -60,19 +60,23 @@ void check_copy(Pattern p, int width, int height, Launch launch) {
                   : x >= (std::size_t)width ? " in the row padding: only a copy of the source byte may go there"
                                             : "");
   }
-  COURSE_CHECK(c);
+  return c;
 }
 
 // Sizes: 1x1; primes; neither dimension a multiple of 4 or 16; the paper's
 // 384x512. Launches: the paper's (one thread per work item), a handful of
-// threads, and fewer threads than work items, so each thread loops.
+// threads, and fewer threads than work items, so each thread loops. The
+// first failure is reported and ends the case: one clear message, not twelve.
 void check_pattern(Pattern p) {
   const int sizes[][2] = {{1, 1}, {17, 13}, {250, 99}, {384, 512}};
   for (const auto &wh : sizes) {
     const Image im = lesson8::make_image(wh[0], wh[1]);
-    check_copy(p, wh[0], wh[1], lesson8::default_launch(lesson8::work_items(p, im)));
-    check_copy(p, wh[0], wh[1], lesson8::in_flight_launch(7));
-    check_copy(p, wh[0], wh[1], lesson8::in_flight_launch(300));
+    for (const Launch l : {lesson8::default_launch(lesson8::work_items(p, im)), lesson8::in_flight_launch(7),
+                           lesson8::in_flight_launch(300)}) {
+      const auto c = check_copy(p, wh[0], wh[1], l);
+      COURSE_CHECK(c);
+      if (!c.ok) return;
+    }
   }
 }
 
