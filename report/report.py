@@ -108,7 +108,13 @@ LESSONS = {
         3, "03-simd", "omp simd, declare simd, __restrict__, alignment",
         args={"tiny": ["--n", "1000", "--reps", "1"],
               "teach": ["--reps", "5"],
-              "full": ["--reps", "9"]}),
+              "full": ["--reps", "9"],
+              "gpu_teach": ["--n", str(1 << 26), "--reps", "9"],
+              "gpu_full": ["--n", str(1 << 28), "--reps", "9"]},
+        articles=[
+            ("", MAIN, "Intel GFX article's rules: vectorize, reduction for reordered sums, 4-byte types, "
+                       "aligned data, no gathers"),
+        ]),
     4: Lesson(
         4, "04-register-tiles", "per-thread register tiles",
         args={"tiny": ["--n", "33", "--reps", "1"],
