@@ -6,8 +6,9 @@
 #   here:      scripts/report-gpu.sh pack BUILD BUNDLE
 #                copies what the report runs from an nvptx solutions BUILD
 #                (lesson programs, starters, course_ceilings, course_sgemm if
-#                built) into BUNDLE, with the commit they were built from
-#   GPU node:  scripts/report-gpu.sh run RUNTIME.tar.xz BUNDLE [report options]
+#                built) into BUNDLE and BUNDLE.tar.xz, with the commit they
+#                were built from
+#   GPU node:  scripts/report-gpu.sh run RUNTIME.tar.xz BUNDLE[.tar.xz] [report options]
 #                unpacks the runtime (as scripts/gpu-node.sh does), builds
 #                course_sgemm with nvcc + cuBLAS when the bundle's cannot run
 #                there, and runs report/report.py --build BUNDLE. When $OUT is
@@ -46,12 +47,21 @@ case "$cmd" in
     [ -n "$(git -C "$repo" status --porcelain --untracked-files=no 2>/dev/null)" ] \
       && commit="$commit (with uncommitted changes)"
     echo "$commit" > "$bundle/report/commit.txt"
-    echo "report-gpu.sh: packed $n lesson program(s) and the ceilings into $bundle ($(du -sh "$bundle" | cut -f1)), commit $commit"
+    # One compressed file as well: the device machine's carry limit counts every byte.
+    tar cJf "$bundle.tar.xz" -C "$(dirname "$bundle")" "$(basename "$bundle")"
+    echo "report-gpu.sh: packed $n lesson program(s) and the ceilings into $bundle ($(du -sh "$bundle" | cut -f1)) and $bundle.tar.xz ($(du -sh "$bundle.tar.xz" | cut -f1)), commit $commit"
     ;;
   run)
     [ $# -ge 2 ] || die "usage: report-gpu.sh run RUNTIME.tar.xz BUNDLE [report options]"
     pack=$1; bundle=$2; shift 2
     [ -f "$pack" ] || die "runtime pack '$pack' not found"
+    case "$bundle" in
+      *.tar.xz)
+        [ -f "$bundle" ] || die "bundle '$bundle' not found"
+        dest=${COURSE_BUNDLE_DIR:-/tmp/course-report-bundle}
+        rm -rf "$dest" && mkdir -p "$dest" && tar xJf "$bundle" -C "$dest"
+        bundle=$(ls -d "$dest"/*/ | head -1); bundle=${bundle%/} ;;
+    esac
     [ -x "$bundle/report/course_ceilings" ] || die "'$bundle' is not a bundle from 'report-gpu.sh pack'"
     rt=${COURSE_RT_DIR:-/tmp/course-rt}
     [ -d "$rt/llvm-rt" ] || { mkdir -p "$rt" && tar xJf "$pack" -C "$rt"; }
@@ -61,7 +71,9 @@ case "$cmd" in
 
     # The vendor ceiling: the bundle's course_sgemm if it runs here, else build it with nvcc.
     sg="$bundle/report/course_sgemm"
-    if ! { [ -x "$sg" ] && "$sg" --help >/dev/null 2>&1; }; then
+    gpu=0
+    grep -q '"device_class": "gpu"' "$bundle/report/build-info.json" 2>/dev/null && gpu=1
+    if [ "$gpu" = 1 ] && ! { [ -x "$sg" ] && "$sg" --help >/dev/null 2>&1; }; then
       nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
       if [ -n "$nvcc" ]; then
         echo "report-gpu.sh: building course_sgemm with $nvcc and cuBLAS"

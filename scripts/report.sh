@@ -24,7 +24,7 @@ pass=()
 lessons=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --build) [ $# -ge 2 ] || { echo "report.sh: error: --build needs a folder (see --help)" >&2; exit 2; }
              build=$2; shift ;;
     --build=*) build=${1#*=} ;;
