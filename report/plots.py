@@ -347,6 +347,43 @@ def access_patterns(rows, path, device_line):
     return _finish(fig, path, device_line)
 
 
+def transfer_split(rows, path, device_line):
+    """Lesson 2: copy in / kernel / copy out as shares of each call, per kernel and size,
+    with the total time written beside each bar: where offloading pays and where the copies eat it."""
+    parts = ("copy in", "kernel", "copy out")
+    calls = {}
+    for r in rows:
+        if r["lesson"] != 2 or r["role"] == "starter":
+            continue
+        m = re.match(r"^(solution|yours): (copy in|kernel|copy out)$", r["variant"])
+        if m:
+            calls.setdefault((r["experiment"], r["size"]), {})[m.group(2)] = r["time_ms"]
+    calls = {k: v for k, v in calls.items() if all(p in v for p in parts)}
+    if not calls:
+        return None
+    keys = sorted(calls, key=lambda k: (k[0], _size_key(k[1])))
+    fig, ax = plt.subplots(figsize=(9, 0.55 * len(keys) + 2))
+    colors = {"copy in": "#ff7f0e", "kernel": "#1f77b4", "copy out": "#2ca02c"}
+    for y, key in enumerate(keys):
+        total = sum(calls[key][p] for p in parts)
+        left = 0.0
+        for p in parts:
+            share = 100.0 * calls[key][p] / total if total > 0 else 0
+            ax.barh(y, share, left=left, color=colors[p], label=p if y == 0 else None)
+            left += share
+        ax.annotate(f"{total:,.3g} ms", (100, y), va="center", fontsize=8, xytext=(4, 0), textcoords="offset points")
+    ax.set_yticks(range(len(keys)))
+    ax.set_yticklabels([f"{e} {sz}" for e, sz in keys], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 118)
+    ax.set_xlabel("share of the offloaded call (%); total time at the right")
+    ax.set_title("Lesson 2: where an offloaded call's time goes")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return _finish(fig, path, device_line)
+
+
 def make_all(rows, ceilings, outdir, device_class, device_line, lessons, goals):
     """Writes every plot the rows allow; returns [(title, path)]."""
     os.makedirs(outdir, exist_ok=True)
@@ -358,6 +395,8 @@ def make_all(rows, ceilings, outdir, device_class, device_line, lessons, goals):
         ("speedup per lesson", lambda p: speedup_per_lesson(rows, p, device_line), "speedup.png"),
         ("roofline: each solution against the ceilings",
          lambda p: roofline(rows, ceilings, p, device_line, lessons, goals, device_class), "roofline.png"),
+        ("copy in / kernel / copy out (lesson 2)", lambda p: transfer_split(rows, p, device_line),
+         "transfers.png"),
         ("tile-size sweep (lessons 4, 5)", lambda p: tile_sweeps(rows, p, device_line), "tile-sweep.png"),
         ("atomics matrix (lesson 6)", lambda p: atomics_matrix(rows, p, device_line), "atomics.png"),
         ("access patterns vs threads in flight (lesson 8)", lambda p: access_patterns(rows, p, device_line),

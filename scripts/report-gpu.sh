@@ -12,8 +12,8 @@
 #                unpacks the runtime (as scripts/gpu-node.sh does), builds
 #                course_sgemm with nvcc + cuBLAS when the bundle's cannot run
 #                there, and runs report/report.py --build BUNDLE. When $OUT is
-#                set, copies report.md, report.csv, the PNGs and a tarball of
-#                everything (logs, per-program CSV) into $OUT.
+#                set, copies report.md, the PNGs and a tarball of everything
+#                (report.csv, logs, per-program CSV, plots) into $OUT.
 #
 # Report options: --tiny | --full, --lessons 1,3, --out DIR, --timeout S, --no-plots, --no-starters.
 set -euo pipefail
@@ -97,10 +97,11 @@ case "$cmd" in
       esac
     done
     if [ -n "${OUT:-}" ] && [ -f "$outdir/report.md" ]; then
-      cp "$outdir/report.md" "$outdir/report.csv" "$OUT/" 2>/dev/null || true
-      cp "$outdir"/plots/*.png "$OUT/" 2>/dev/null || true
+      # At most 8 files come back: report.md, the tarball (CSV, logs, plots) and up to 6 plots.
+      cp "$outdir/report.md" "$OUT/" 2>/dev/null || true
+      ls "$outdir"/plots/*.png 2>/dev/null | head -6 | while read -r f; do cp "$f" "$OUT/"; done
       (cd "$outdir" && tar czf "$OUT/report-all.tar.gz" report.md report.csv csv logs $(ls -d plots 2>/dev/null)) || true
-      echo "report-gpu.sh: copied report.md, report.csv, the plots and report-all.tar.gz into \$OUT"
+      echo "report-gpu.sh: copied report.md, report-all.tar.gz (CSV, logs, plots) and the plots into \$OUT"
     fi
     exit $rc
     ;;
