@@ -1,0 +1,76 @@
+// Lesson 4 tests -- register tiles: every tile shape the lesson sweeps is
+// correct at sizes that are not multiples of the tile (edge tiles, tiles larger
+// than the whole matrix), and the graded 8x8 tile beats lesson 2's naive
+// offloaded matmul, timed inside a `target data` region so only kernels count.
+#include <cmath>
+#include <string>
+
+#include "baselines.hpp"
+#include "course/device.hpp"
+#include "course_test.hpp"
+#include "matmul.hpp"
+
+namespace {
+
+using Kernel = void (*)(int, const float *, const float *, float *);
+
+// Float sums of n products in [-1, 1]: a recursive sum errs by at most about
+// n * 2^-24 relative (fused multiply-adds on the GPU only round less); 4x that
+// bound still catches one wrong element at n = 129.
+double tolerance(int n) { return 4.0 * n * std::ldexp(1.0, -24); }
+
+void check_matmul(Kernel f, const std::string &shape, int n) {
+  const std::size_t nn = (std::size_t)n * n;
+  const auto A = course::random_vector<float>(nn, course_test::seed(), -1.f, 1.f);
+  const auto B = course::random_vector<float>(nn, course_test::seed() + 1, -1.f, 1.f);
+  auto C = course_test::poisoned<float>(nn);
+  f(n, A.data(), B.data(), C.data());
+  const auto ref = course::baseline::matmul_reference(n, A.data(), B.data());
+  COURSE_CHECK(course::check_close<float>(C, ref, tolerance(n), "tile " + shape + " n=" + std::to_string(n)));
+}
+
+// 1: one element, every tile is an edge tile. 31: prime, smaller than the
+// 16x32 tile. 129: a multiple of no tile size (nor of 32 columns x lanes).
+// 1000: a real size with interior and edge tiles.
+template <int TM, int TN>
+void check_sizes() {
+  const std::string shape = std::to_string(TM) + "x" + std::to_string(TN);
+  for (int n : {1, 31, 129, 1000}) check_matmul(lesson4::matmul_tiled<TM, TN>, shape, n);
+}
+
+}  // namespace
+
+TEST_CASE("tile 1x1 at n = 1 and 31 and 129 and 1000", "[lesson4][correctness]") { check_sizes<1, 1>(); }
+TEST_CASE("tile 2x2 at n = 1 and 31 and 129 and 1000", "[lesson4][correctness]") { check_sizes<2, 2>(); }
+TEST_CASE("tile 4x4 at n = 1 and 31 and 129 and 1000", "[lesson4][correctness]") { check_sizes<4, 4>(); }
+TEST_CASE("tile 8x8 at n = 1 and 31 and 129 and 1000", "[lesson4][correctness]") { check_sizes<8, 8>(); }
+TEST_CASE("tile 16x32 at n = 1 and 31 and 129 and 1000", "[lesson4][correctness]") { check_sizes<16, 32>(); }
+TEST_CASE("tile 8x8 at a large size n = 1500", "[lesson4][correctness]") {
+  check_matmul(lesson4::matmul_tiled<8, 8>, "8x8", 1500);
+}
+
+TEST_CASE("tile 8x8 is faster than the naive offloaded matmul", "[lesson4][speedup]") {
+  // Large enough that the kernels, not launches, dominate on each class.
+  const int n = course::device_info().is_gpu() ? 4096 : 512;
+  const std::size_t nn = (std::size_t)n * n;
+  const auto A = course::random_vector<float>(nn, course_test::seed(), -1.f, 1.f);
+  const auto B = course::random_vector<float>(nn, course_test::seed() + 1, -1.f, 1.f);
+  auto C0 = course_test::poisoned<float>(nn);
+  auto C1 = course_test::poisoned<float>(nn);
+  const float *a = A.data(), *b = B.data();
+  float *c0 = C0.data(), *c1 = C1.data();
+  course::Comparison cmp;
+  // Inputs and outputs stay on the device for every timed run: the kernels'
+  // own map clauses find them present, so only the kernels are timed.
+#pragma omp target data map(to : a[0:nn], b[0:nn]) map(to : c0[0:nn], c1[0:nn])
+  {
+    cmp = course::compare_interleaved([&] { course::baseline::matmul_naive_offload(n, a, b, c0); },
+                                      [&] { lesson4::matmul_tiled<lesson4::graded_tm, lesson4::graded_tn>(n, a, b, c1); },
+                                      5, 1);
+#pragma omp target update from(c1[0:nn])
+  }
+  // A fast wrong answer earns nothing.
+  const auto ref = course::baseline::matmul_reference(n, a, b);
+  COURSE_CHECK(course::check_close<float>(C1, ref, tolerance(n), "tile 8x8 n=" + std::to_string(n) + " (speedup run)"));
+  COURSE_REQUIRE_SPEEDUP("lesson4.register_tile", "lesson 4 register tile 8x8", cmp);
+}
