@@ -1,0 +1,89 @@
+// Lesson 2 -- target offload and data mapping: move loops to the device and
+// decide what crosses between host and device memory. Three steps, each a
+// marked block below:
+//   2.1 add_exp: a loop on the device, `target teams distribute parallel for`, map(to:/from:)
+//   2.2 matmul:  one device thread per element of C with collapse(2)
+//   2.3 heat:    keep data on the device across many kernels: `target data`, `target update`
+// Run `ctest -L lesson2` after each step; see README.md for hints.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "offload.hpp"
+
+namespace lesson2 {
+
+void add_exp(int n, const float *first, const float *second, float *result) {
+  // TODO(2.1): this loop runs on the host. Run it on the device:
+  //   - `#pragma omp target teams distribute parallel for` spreads the
+  //     iterations over teams of device threads;
+  //   - map clauses say which arrays travel and which way: the inputs only
+  //     need to go to the device, the result only needs to come back (and must
+  //     come back: the caller reads it on the host). A pointer needs an array
+  //     section, p[0:n], or only the pointer itself is mapped.
+  // (Going further, for GPUs: the launch shape. See README.md.)
+  for (int i = 0; i < n; ++i) result[i] = first[i] + std::exp(second[i]);
+  // END TODO
+}
+
+void matmul(int n, const float *A, const float *B, float *C) {
+  // TODO(2.2): offload this matmul with one device thread per element of C:
+  // combine the two outer loops with `collapse(2)` (n*n independent
+  // iterations: enough to fill a GPU, where the i loop alone gives only n),
+  // and map A and B to the device and C back from it.
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      float sum = 0;
+      for (int k = 0; k < n; ++k) sum += A[(std::size_t)i * n + k] * B[(std::size_t)k * n + j];
+      C[(std::size_t)i * n + j] = sum;
+    }
+  // END TODO
+}
+
+namespace {
+
+// SNIPPET(sweep)
+// One heat step on the device: every interior cell moves toward the mean of
+// its four neighbours. Boundary cells are never written, so `next` must
+// already hold them: it is mapped tofrom, not from. Inside a `target data`
+// region that holds both grids these maps find them present and copy nothing.
+void sweep(int nx, int ny, const float *cur, float *next) {
+  const std::size_t n = (std::size_t)nx * ny;
+#pragma omp target teams distribute parallel for collapse(2) map(to : cur[0:n]) map(tofrom : next[0:n])
+  for (int y = 1; y < ny - 1; ++y)
+    for (int x = 1; x < nx - 1; ++x) {
+      const std::size_t i = (std::size_t)y * nx + x;
+      next[i] = cur[i] + heat_alpha * (cur[i - 1] + cur[i + 1] + cur[i - nx] + cur[i + nx] - 4.f * cur[i]);
+    }
+}
+// END SNIPPET
+
+}  // namespace
+
+void heat(int nx, int ny, int steps, float *u, int every, const HeatObserver &observe) {
+  const std::size_t n = (std::size_t)nx * ny;
+  std::vector<float> other_grid(u, u + n);  // the second grid needs u's fixed boundary
+  float *other = other_grid.data();
+  float *cur = u, *next = other;
+  // TODO(2.3): every sweep() copies both grids to the device and back: three
+  // grid copies per step, for a kernel that reads and writes each cell once.
+  // Keep both grids on the device for the whole loop:
+  //   - wrap the loop in `#pragma omp target data map(...)` for u and other
+  //     (what must go in? what must come out at the end?); sweep()'s maps then
+  //     find the grids present and copy nothing;
+  //   - before observe() reads the host copy, refresh it from the device
+  //     with `#pragma omp target update from(...)`;
+  //   - the last step may leave the answer in `other` on the device: the host
+  //     copy of `other` is stale there. Get the final grid into u correctly.
+  for (int s = 1; s <= steps; ++s) {
+    sweep(nx, ny, cur, next);
+    std::swap(cur, next);
+    if (every > 0 && s % every == 0 && observe) observe(s, cur);
+  }
+  if (cur != u) std::copy(cur, cur + n, u);
+  // END TODO
+}
+
+}  // namespace lesson2

@@ -1,0 +1,113 @@
+// Lesson 2 -- target offload and data mapping: move loops to the device and
+// decide what crosses between host and device memory. Three steps, each a
+// marked block below:
+//   2.1 add_exp: a loop on the device, `target teams distribute parallel for`, map(to:/from:)
+//   2.2 matmul:  one device thread per element of C with collapse(2)
+//   2.3 heat:    keep data on the device across many kernels: `target data`, `target update`
+// Run `ctest -L lesson2` after each step; see README.md for hints.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "offload.hpp"
+
+namespace lesson2 {
+
+void add_exp(int n, const float *first, const float *second, float *result) {
+  // SOLUTION(2.1): one combined construct runs the loop on the device; the
+  // maps copy the inputs in and only the result out (nothing is copied to
+  // `result` on the way in: its old contents do not matter).
+  // The rest is launch shape, for GPUs (the host device ignores it):
+  //  - each iteration handles kPerThread elements `rows` apart and loads all
+  //    of them before storing any: 2 x kPerThread loads in flight per thread,
+  //    while neighbouring threads still touch neighbouring addresses;
+  //  - dist_schedule(static) gives each team one contiguous block of
+  //    iterations, so a team makes one pass instead of a round of barriers
+  //    for every team-sized chunk (the runtime launches at most a few
+  //    thousand teams however long the loop is);
+  //  - large teams (thread_limit) give many short waves of teams per GPU.
+  constexpr int kThreads = 1024, kPerThread = 4;
+  const int rows = (n + kPerThread - 1) / kPerThread;
+#pragma omp target teams distribute parallel for thread_limit(kThreads) dist_schedule(static) \
+    map(to : first[0:n], second[0:n]) map(from : result[0:n])
+  for (int r = 0; r < rows; ++r) {
+    float a[kPerThread], b[kPerThread];
+    for (int e = 0; e < kPerThread; ++e) {
+      const int i = r + e * rows;
+      a[e] = i < n ? first[i] : 0.f;
+      b[e] = i < n ? second[i] : 0.f;
+    }
+    for (int e = 0; e < kPerThread; ++e) {
+      const int i = r + e * rows;
+      if (i < n) result[i] = a[e] + std::exp(b[e]);
+    }
+  }
+  // END SOLUTION
+}
+
+void matmul(int n, const float *A, const float *B, float *C) {
+  // SOLUTION(2.2): the (i, j) loops collapsed into one space of n*n
+  // iterations spread over teams and threads; each iteration owns C[i][j],
+  // so no two threads write the same element.
+  const std::size_t nn = (std::size_t)n * n;
+#pragma omp target teams distribute parallel for collapse(2) map(to : A[0:nn], B[0:nn]) map(from : C[0:nn])
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      float sum = 0;
+      for (int k = 0; k < n; ++k) sum += A[(std::size_t)i * n + k] * B[(std::size_t)k * n + j];
+      C[(std::size_t)i * n + j] = sum;
+    }
+  // END SOLUTION
+}
+
+namespace {
+
+// SNIPPET(sweep)
+// One heat step on the device: every interior cell moves toward the mean of
+// its four neighbours. Boundary cells are never written, so `next` must
+// already hold them: it is mapped tofrom, not from. Inside a `target data`
+// region that holds both grids these maps find them present and copy nothing.
+void sweep(int nx, int ny, const float *cur, float *next) {
+  const std::size_t n = (std::size_t)nx * ny;
+#pragma omp target teams distribute parallel for collapse(2) map(to : cur[0:n]) map(tofrom : next[0:n])
+  for (int y = 1; y < ny - 1; ++y)
+    for (int x = 1; x < nx - 1; ++x) {
+      const std::size_t i = (std::size_t)y * nx + x;
+      next[i] = cur[i] + heat_alpha * (cur[i - 1] + cur[i + 1] + cur[i - nx] + cur[i + nx] - 4.f * cur[i]);
+    }
+}
+// END SNIPPET
+
+}  // namespace
+
+void heat(int nx, int ny, int steps, float *u, int every, const HeatObserver &observe) {
+  const std::size_t n = (std::size_t)nx * ny;
+  std::vector<float> other_grid(u, u + n);  // the second grid needs u's fixed boundary
+  float *other = other_grid.data();
+  float *cur = u, *next = other;
+  // SOLUTION(2.3): both grids stay on the device for the whole loop: u goes
+  // in and comes back once (tofrom), the second grid only goes in (it carries
+  // the boundary). Observers get a host copy refreshed with `target update`;
+  // if the last step wrote the second grid, a device-side copy moves it into
+  // u before the region ends and copies u back.
+#pragma omp target data map(tofrom : u[0:n]) map(to : other[0:n])
+  {
+    for (int s = 1; s <= steps; ++s) {
+      sweep(nx, ny, cur, next);
+      std::swap(cur, next);
+      if (every > 0 && s % every == 0 && observe) {
+#pragma omp target update from(cur[0:n])
+        observe(s, cur);
+      }
+    }
+    if (cur != u) {
+#pragma omp target teams distribute parallel for map(to : cur[0:n]) map(tofrom : u[0:n])
+      for (std::size_t i = 0; i < n; ++i) u[i] = cur[i];
+    }
+  }
+  // END SOLUTION
+}
+
+}  // namespace lesson2

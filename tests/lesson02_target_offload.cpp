@@ -1,0 +1,274 @@
+// Lesson 2 tests -- target offload and data mapping. The three kernels must
+// give the right answers at awkward sizes, run on the device, and move exactly
+// the data they need: an OMPT tool (lesson02_ompt.hpp) watches every kernel
+// launch and every host <-> device copy, so a missing map(from:) fails here
+// even on the host-offload device, where a kernel that writes through an
+// unmapped pointer would otherwise still produce the right numbers. Speed:
+// the matmul against lesson 1's serial baseline, and resident heat data
+// against mapping both grids every step.
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "baselines.hpp"
+#include "course_test.hpp"
+#include "lesson02_offload.hpp"
+#include "lesson02_ompt.hpp"  // defines this program's OMPT tool: include nowhere else
+#include "offload.hpp"
+
+namespace {
+
+namespace trace = course::lesson2_trace;
+
+// A check built from a condition, for COURSE_CHECK.
+course::Check expect(bool ok, const std::string &message) {
+  course::Check c;
+  c.ok = ok;
+  if (!ok) c.message = message;
+  return c;
+}
+
+std::string fmt(const char *format, double a, double b = 0, double c = 0, double d = 0) {
+  char buf[1024];
+  std::snprintf(buf, sizeof buf, format, a, b, c, d);
+  return buf;
+}
+
+// The copy checks read the runtime's own reports; without the tool they could
+// not fail, so they refuse to run instead of passing.
+bool tracing_or_fail() {
+  if (trace::tracing_active()) return true;
+  FAIL("the OMPT tool that watches host <-> device copies is not active (is OMP_TOOL=disabled set?); "
+       "this test cannot check data movement without it");
+  return false;
+}
+
+// ---- kernel 1: add-exp ------------------------------------------------------
+
+// first + exp(second) in float: exp is correctly rounded to within 2 ulp on
+// GPUs and CPUs, plus one rounding for the sum; the relative error norm stays
+// far below 1e-6 (about 8 ulp), while one wrong element of a 1009-element
+// vector already exceeds it.
+constexpr double kAddExpTol = 1e-6;
+
+struct AddExpInputs {
+  std::vector<float> first, second;
+  explicit AddExpInputs(int n)
+      : first(course::random_vector<float>((std::size_t)n, course_test::seed(), -1.f, 1.f)),
+        second(course::random_vector<float>((std::size_t)n, course_test::seed() + 1, -2.f, 2.f)) {}
+};
+
+void check_add_exp(int n) {
+  const AddExpInputs in(n);
+  auto result = course_test::poisoned<float>((std::size_t)n);
+  lesson2::add_exp(n, in.first.data(), in.second.data(), result.data());
+  const auto ref = course::baseline::add_exp_reference(n, in.first.data(), in.second.data());
+  COURSE_CHECK(course::check_close<float>(result, ref, kAddExpTol, "add_exp n=" + std::to_string(n)));
+}
+
+// ---- kernel 2: matmul --------------------------------------------------------
+
+// Float sums of n products in [-1, 1] (as lesson 1): about n * 2^-24 relative
+// at worst; 4x that still catches one wrong element at n = 512.
+double matmul_tol(int n) { return 4.0 * n * std::ldexp(1.0, -24); }
+
+void check_matmul(int n) {
+  const std::size_t nn = (std::size_t)n * n;
+  const auto A = course::random_vector<float>(nn, course_test::seed(), -1.f, 1.f);
+  const auto B = course::random_vector<float>(nn, course_test::seed() + 1, -1.f, 1.f);
+  auto C = course_test::poisoned<float>(nn);
+  lesson2::matmul(n, A.data(), B.data(), C.data());
+  const auto ref = course::baseline::matmul_reference(n, A.data(), B.data());
+  COURSE_CHECK(course::check_close<float>(C, ref, matmul_tol(n), "matmul n=" + std::to_string(n)));
+}
+
+// ---- kernel 3: heat ------------------------------------------------------------
+
+// Each step averages neighbours, so float rounding errors do not grow from
+// step to step: after 20 to 101 steps the relative error norm against the
+// double run is 2e-8 to 6e-8 (measured). 1e-6 leaves 15x room and still fails
+// a grid that is one step short (2e-3 or more at these sizes).
+constexpr double kHeatTol = 1e-6;
+
+std::vector<float> heat_input(int nx, int ny) {
+  return course::random_vector<float>((std::size_t)nx * ny, course_test::seed() + 2, -1.f, 1.f);
+}
+
+std::string grid_name(int nx, int ny, int steps) {
+  return "heat " + std::to_string(nx) + " x " + std::to_string(ny) + ", " + std::to_string(steps) + " steps";
+}
+
+void check_heat(int nx, int ny, int steps) {
+  const auto u0 = heat_input(nx, ny);
+  auto u = u0;  // u is input and output: it cannot start poisoned; a grid left unchanged fails instead
+  lesson2::heat(nx, ny, steps, u.data());
+  const auto ref = course::baseline::heat_reference(nx, ny, steps, u0.data(), 0);
+  COURSE_CHECK(course::check_close<float>(u, ref.final, kHeatTol, grid_name(nx, ny, steps)));
+}
+
+}  // namespace
+
+// ---- correctness: add-exp -------------------------------------------------------
+
+TEST_CASE("add_exp at n = 1", "[lesson2][correctness]") { check_add_exp(1); }
+TEST_CASE("add_exp at prime n = 1009", "[lesson2][correctness]") { check_add_exp(1009); }
+TEST_CASE("add_exp at prime n = 100003 (no multiple of any team size)", "[lesson2][correctness]") { check_add_exp(100003); }
+TEST_CASE("add_exp at n = 4194304", "[lesson2][correctness]") { check_add_exp(1 << 22); }
+
+TEST_CASE("add_exp runs on the device and copies 2n floats in and n out", "[lesson2][correctness]") {
+  if (!tracing_or_fail()) return;
+  const int n = 100003;
+  const std::size_t bytes = (std::size_t)n * sizeof(float);
+  const AddExpInputs in(n);
+  auto result = course_test::poisoned<float>((std::size_t)n);
+  const auto t = trace::record([&] { lesson2::add_exp(n, in.first.data(), in.second.data(), result.data()); });
+  COURSE_CHECK(expect(t.kernels >= 1, "add_exp launched no kernel on the device: the loop ran on the host. Put it in "
+                                      "a `target teams distribute parallel for` construct"));
+  COURSE_CHECK(expect(t.from_device(result.data(), bytes) == bytes,
+                      fmt("add_exp n=%.0f: %.0f of %.0f bytes of result were copied back from the device. Without "
+                          "map(from: result[0:n]) the answer stays in device memory; with only the pointer mapped, "
+                          "the kernel writes host memory directly, which happens to work on the host device and "
+                          "fails on a GPU",
+                          n, (double)t.from_device(result.data(), bytes), (double)bytes)));
+  COURSE_CHECK(expect(t.to_device(result.data(), bytes) == 0,
+                      fmt("add_exp n=%.0f: %.0f bytes of result were copied TO the device, but the kernel only writes "
+                          "it: map(from:) (C++ AMP's discard_data) saves that copy",
+                          n, (double)t.to_device(result.data(), bytes))));
+  for (const auto *v : {&in.first, &in.second}) {
+    const char *name = v == &in.first ? "first" : "second";
+    COURSE_CHECK(expect(t.to_device(v->data(), bytes) == bytes,
+                        std::string("add_exp: ") + name +
+                            fmt(": %.0f of %.0f bytes were copied to the device; map it with map(to: ...[0:n]) "
+                                "(a kernel reading host memory through an unmapped pointer fails on a GPU)",
+                                (double)t.to_device(v->data(), bytes), (double)bytes)));
+    COURSE_CHECK(expect(t.from_device(v->data(), bytes) == 0,
+                        std::string("add_exp: ") + name +
+                            fmt(" was copied back from the device (%.0f bytes) although the kernel never writes it: "
+                                "map(to:), not tofrom",
+                                (double)t.from_device(v->data(), bytes))));
+  }
+  const auto ref = course::baseline::add_exp_reference(n, in.first.data(), in.second.data());
+  COURSE_CHECK(course::check_close<float>(result, ref, kAddExpTol, "add_exp n=100003 (traced run)"));
+}
+
+// ---- correctness: matmul ----------------------------------------------------------
+
+TEST_CASE("matmul at n = 1", "[lesson2][correctness]") { check_matmul(1); }
+TEST_CASE("matmul at prime n = 31", "[lesson2][correctness]") { check_matmul(31); }
+TEST_CASE("matmul at n = 100 (not a multiple of 16 or 32)", "[lesson2][correctness]") { check_matmul(100); }
+TEST_CASE("matmul at n = 257", "[lesson2][correctness]") { check_matmul(257); }
+
+TEST_CASE("matmul runs on the device and copies A and B in and C out", "[lesson2][correctness]") {
+  if (!tracing_or_fail()) return;
+  const int n = 96;
+  const std::size_t nn = (std::size_t)n * n, bytes = nn * sizeof(float);
+  const auto A = course::random_vector<float>(nn, course_test::seed(), -1.f, 1.f);
+  const auto B = course::random_vector<float>(nn, course_test::seed() + 1, -1.f, 1.f);
+  auto C = course_test::poisoned<float>(nn);
+  const auto t = trace::record([&] { lesson2::matmul(n, A.data(), B.data(), C.data()); });
+  COURSE_CHECK(expect(t.kernels >= 1, "matmul launched no kernel on the device: the loops ran on the host"));
+  COURSE_CHECK(expect(t.to_device(A.data(), bytes) == bytes && t.to_device(B.data(), bytes) == bytes,
+                      fmt("matmul n=96: %.0f and %.0f of %.0f bytes of A and B were copied to the device: map(to: "
+                          "A[0:n*n], B[0:n*n])",
+                          (double)t.to_device(A.data(), bytes), (double)t.to_device(B.data(), bytes),
+                          (double)bytes)));
+  COURSE_CHECK(expect(t.from_device(C.data(), bytes) == bytes,
+                      fmt("matmul n=96: %.0f of %.0f bytes of C were copied back from the device: map(from: "
+                          "C[0:n*n])",
+                          (double)t.from_device(C.data(), bytes), (double)bytes)));
+  COURSE_CHECK(expect(t.to_device(C.data(), bytes) == 0 && t.from_device(A.data(), bytes) == 0 &&
+                          t.from_device(B.data(), bytes) == 0,
+                      "matmul copies more than it needs: C is only written (map(from:)), A and B only read (map(to:))"));
+  const auto ref = course::baseline::matmul_reference(n, A.data(), B.data());
+  COURSE_CHECK(course::check_close<float>(C, ref, matmul_tol(n), "matmul n=96 (traced run)"));
+}
+
+// ---- correctness: heat ----------------------------------------------------------------
+
+TEST_CASE("heat on a 1 x 1 grid (all boundary)", "[lesson2][correctness]") { check_heat(1, 1, 3); }
+TEST_CASE("heat on a 2 x 5 grid (no interior)", "[lesson2][correctness]") { check_heat(2, 5, 4); }
+TEST_CASE("heat on a 31 x 17 grid (primes) for 7 steps (odd)", "[lesson2][correctness]") { check_heat(31, 17, 7); }
+TEST_CASE("heat on a 100 x 129 grid for 50 steps", "[lesson2][correctness]") { check_heat(100, 129, 50); }
+TEST_CASE("heat on a 256 x 256 grid for 101 steps", "[lesson2][correctness]") { check_heat(256, 256, 101); }
+
+TEST_CASE("heat hands observe() the current grid every 7 steps (no stale host copy)", "[lesson2][correctness]") {
+  const int nx = 64, ny = 48, steps = 30, every = 7;
+  const auto u0 = heat_input(nx, ny);
+  auto u = u0;
+  std::vector<int> seen;
+  std::vector<std::vector<float>> grids;
+  lesson2::heat(nx, ny, steps, u.data(), every, [&](int step, const float *grid) {
+    seen.push_back(step);
+    grids.emplace_back(grid, grid + (std::size_t)nx * ny);
+  });
+  const auto ref = course::baseline::heat_reference(nx, ny, steps, u0.data(), every);
+  std::string got;
+  for (int s : seen) got += " " + std::to_string(s);
+  COURSE_CHECK(expect(seen == ref.steps, "heat 64 x 48, 30 steps, every 7: observe() was called after steps [" + got +
+                                             " ], expected [ 7 14 21 28 ]"));
+  for (std::size_t k = 0; k < grids.size() && k < ref.grids.size(); ++k)
+    COURSE_CHECK(course::check_close<float>(grids[k], ref.grids[k], kHeatTol,
+                                            "heat 64 x 48: the host grid handed to observe() after step " +
+                                                std::to_string(ref.steps[k]) +
+                                                " (stale? refresh it with `target update from` first)"));
+  COURSE_CHECK(course::check_close<float>(u, ref.final, kHeatTol, "heat 64 x 48, 30 steps, every 7: final grid"));
+}
+
+TEST_CASE("heat keeps both grids on the device between steps", "[lesson2][correctness]") {
+  if (!tracing_or_fail()) return;
+  const int nx = 256, ny = 256, steps = 40, every = 10, observations = steps / every;
+  const double grid_bytes = (double)nx * ny * sizeof(float);
+  const auto u0 = heat_input(nx, ny);
+  auto u = u0;
+  const auto t = trace::record([&] { lesson2::heat(nx, ny, steps, u.data(), every, [](int, const float *) {}); });
+  const double in = t.total(true) / grid_bytes, out = t.total(false) / grid_bytes;
+  // Needed: u and the second grid in once (2), u out once plus one refresh per
+  // observation (1 + 4); one spare grid back is allowed for a different but
+  // sensible plan. Mapping every step moves 2 grids in and 1 out per step.
+  const double max_in = 2, max_out = observations + 2;
+  COURSE_CHECK(expect(t.kernels >= 1, "heat launched no kernel on the device: the steps ran on the host"));
+  COURSE_CHECK(expect(in <= max_in + 1e-9 && out <= max_out + 1e-9,
+                      fmt("heat 256 x 256, 40 steps, observed every 10: %.1f grids copied to the device and %.1f "
+                          "back (allowed: %.0f in, %.0f back). Keep both grids on the device in a `target data` "
+                          "region and copy back only what observe() and the caller need",
+                          in, out, max_in, max_out)));
+  const auto ref = course::baseline::heat_reference(nx, ny, steps, u0.data(), 0);
+  COURSE_CHECK(course::check_close<float>(u, ref.final, kHeatTol, "heat 256 x 256, 40 steps (traced run)"));
+}
+
+// ---- speedup ----------------------------------------------------------------------------
+
+TEST_CASE("matmul on the device (copies included) is faster than the serial baseline at n = 512",
+          "[lesson2][speedup]") {
+  const int n = 512;
+  const std::size_t nn = (std::size_t)n * n;
+  const auto A = course::random_vector<float>(nn, course_test::seed(), -1.f, 1.f);
+  const auto B = course::random_vector<float>(nn, course_test::seed() + 1, -1.f, 1.f);
+  std::vector<float> C0(nn), C1(nn);
+  const auto cmp = course::compare_interleaved([&] { course::baseline::matmul_serial(n, A.data(), B.data(), C0.data()); },
+                                               [&] { lesson2::matmul(n, A.data(), B.data(), C1.data()); }, 5, 1);
+  const auto ref = course::baseline::matmul_reference(n, A.data(), B.data());
+  COURSE_CHECK(course::check_close<float>(C1, ref, matmul_tol(n), "matmul n=512 (speedup run)"));
+  COURSE_REQUIRE_SPEEDUP("lesson2.matmul", "lesson 2 matmul offload", cmp);
+}
+
+TEST_CASE("heat with resident grids is faster than mapping them every step (1024 x 1024)", "[lesson2][speedup]") {
+  const int nx = 1024, ny = 1024, steps = 20;
+  const auto u0 = heat_input(nx, ny);
+  auto u_base = u0, u_yours = u0;
+  // Each run starts from u0 (the copy is in both timings alike).
+  const auto cmp = course::compare_interleaved(
+      [&] {
+        u_base = u0;
+        course::baseline::heat_mapped_every_step(nx, ny, steps, u_base.data());
+      },
+      [&] {
+        u_yours = u0;
+        lesson2::heat(nx, ny, steps, u_yours.data());
+      },
+      5, 1);
+  const auto ref = course::baseline::heat_reference(nx, ny, steps, u0.data(), 0);
+  COURSE_CHECK(course::check_close<float>(u_yours, ref.final, kHeatTol, "heat 1024 x 1024, 20 steps (speedup run)"));
+  COURSE_REQUIRE_SPEEDUP("lesson2.heat", "lesson 2 heat resident vs mapped", cmp);
+}
