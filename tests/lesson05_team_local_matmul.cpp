@@ -1,0 +1,106 @@
+// Lesson 5 tests -- team-local memory matmul: every tile size of the sweep and
+// the final kernel (both of its paths) are right at awkward sizes, and the
+// tile-16 kernel and the final kernel are faster than the naive offloaded
+// matmul of lesson 2. Speedups time kernels only: the inputs stay on the device
+// in a `target data` region around the interleaved runs.
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "baselines.hpp"
+#include "course/device.hpp"
+#include "course_test.hpp"
+#include "matmul.hpp"
+
+namespace {
+
+using Kernel = std::function<void(int, const float *, const float *, float *)>;
+
+// Float sums of n products in [-1, 1]: a recursive sum errs by at most about
+// n * 2^-24 relative (a blocked sum less); 4x that bound still catches a single
+// wrong element of C at every size tested here (one element of 257^2 off by its
+// own size moves the norm by ~1/257 = 4e-3, far above 6e-5).
+double tolerance(int n) { return 4.0 * n * std::ldexp(1.0, -24); }
+
+struct Inputs {
+  std::vector<float> A, B;
+  std::vector<double> ref;
+};
+
+Inputs inputs(int n) {
+  const std::size_t nn = (std::size_t)n * n;
+  Inputs in{course::random_vector<float>(nn, course_test::seed(), -1.f, 1.f),
+            course::random_vector<float>(nn, course_test::seed() + 1, -1.f, 1.f), {}};
+  in.ref = course::baseline::matmul_reference(n, in.A.data(), in.B.data());
+  return in;
+}
+
+void check(const std::string &name, const Kernel &kernel, const std::vector<int> &sizes) {
+  for (int n : sizes) {
+    const auto in = inputs(n);
+    auto C = course_test::poisoned<float>((std::size_t)n * n);
+    kernel(n, in.A.data(), in.B.data(), C.data());
+    COURSE_CHECK(course::check_close<float>(C, in.ref, tolerance(n), name + " n=" + std::to_string(n)));
+  }
+}
+
+void check_sweep(const std::vector<int> &sizes) {
+  check("matmul_tiled<2>", lesson5::matmul_tiled<2>, sizes);
+  check("matmul_tiled<4>", lesson5::matmul_tiled<4>, sizes);
+  check("matmul_tiled<8>", lesson5::matmul_tiled<8>, sizes);
+  check("matmul_tiled<16>", lesson5::matmul_tiled<16>, sizes);
+  check("matmul_tiled<32>", lesson5::matmul_tiled<32>, sizes);
+}
+
+// Speedup size: on the host device the naive kernel takes about a second at
+// 512 (five interleaved runs stay within the test timeout on a loaded laptop);
+// a GPU does 512^3 in tens of microseconds, too short to time, so there 2048.
+int speedup_n() { return course::device_info().is_gpu() ? 2048 : 512; }
+
+void grade(const std::string &key, const std::string &label, const Kernel &kernel) {
+  const int n = speedup_n();
+  const std::size_t nn = (std::size_t)n * n;
+  const auto in = inputs(n);
+  const float *A = in.A.data(), *B = in.B.data();
+  std::vector<float> C0(nn), C1(nn);
+  float *c0 = C0.data(), *c1 = C1.data();
+  course::Comparison cmp;
+  // The kernels' own maps find A, B and both outputs present: only kernels are timed.
+#pragma omp target data map(to : A[0:nn], B[0:nn]) map(from : c0[0:nn], c1[0:nn])
+  {
+    cmp = course::compare_interleaved([&] { course::baseline::matmul_naive_offload(n, A, B, c0); },
+                                      [&] { kernel(n, A, B, c1); }, 5, 1);
+  }
+  // A fast wrong answer earns nothing.
+  COURSE_CHECK(course::check_close<float>(C1, in.ref, tolerance(n), label + " n=" + std::to_string(n) + " (speedup run)"));
+  COURSE_REQUIRE_SPEEDUP(key, label, cmp);
+}
+
+}  // namespace
+
+TEST_CASE("tile sweep kernels at n = 1 and prime n = 31", "[lesson5][correctness]") { check_sweep({1, 31}); }
+TEST_CASE("tile sweep kernels at n = 100 and 257 (not multiples of the tile)", "[lesson5][correctness]") {
+  check_sweep({100, 257});
+}
+
+TEST_CASE("final matmul at n = 1 and prime n = 31", "[lesson5][correctness]") {
+  check("matmul", lesson5::matmul, {1, 31});
+}
+TEST_CASE("final matmul at n = 100 and 257 (not multiples of 128 or 16)", "[lesson5][correctness]") {
+  check("matmul", lesson5::matmul, {100, 257});
+}
+TEST_CASE("final matmul at n = 1000 (several team tiles and k-tiles)", "[lesson5][correctness]") {
+  check("matmul", lesson5::matmul, {1000});
+}
+// On a GPU matmul() never takes this path, so it is checked on its own here.
+TEST_CASE("final matmul for any thread count at n = 31 and 257", "[lesson5][correctness]") {
+  check("matmul_any_threads", lesson5::matmul_any_threads, {31, 257});
+}
+
+TEST_CASE("tile-16 matmul is faster than the naive offload", "[lesson5][speedup]") {
+  grade("lesson5.tiled", "lesson 5 tile-16 matmul", lesson5::matmul_tiled<lesson5::graded_tile>);
+}
+TEST_CASE("final matmul is faster than the naive offload", "[lesson5][speedup]") {
+  grade("lesson5.matmul", "lesson 5 final matmul", lesson5::matmul);
+}
