@@ -54,7 +54,8 @@ def _largest_size_rows(rows):
 # ---------------------------------------------------------------------------
 
 def speedup_per_lesson(rows, path, device_line):
-    """Bars: the solution's (and starter's) speedup over its lesson's baseline, per experiment."""
+    """Horizontal bars: each lesson's solution (and untouched starter) against the lesson's baseline,
+    one pair per experiment at its largest size."""
     pts = [r for r in _largest_size_rows([r for r in rows if r["lesson"] > 0])
            if _is_main(r) and r.get("speedup_vs_baseline")]
     if not pts:
@@ -63,30 +64,31 @@ def speedup_per_lesson(rows, path, device_line):
     for r in pts:
         groups.setdefault((r["lesson"], r["experiment"]), {})[r["role"]] = r
     keys = sorted(groups)
-    fig, ax = plt.subplots(figsize=(max(6.5, 1.2 * len(keys) + 3), 4.6))
-    width = 0.38
+    fig, ax = plt.subplots(figsize=(10, 0.62 * len(keys) + 2.2))
+    h = 0.38
     for i, key in enumerate(keys):
-        for j, role in enumerate(("solution", "yours", "starter")):
+        for role in ("solution", "yours", "starter"):
             r = groups[key].get(role)
             if not r:
                 continue
-            x = i + (width / 2 if role == "starter" else -width / 2)
+            y = i + (h / 2 if role == "starter" else -h / 2)
             v = r["speedup_vs_baseline"]
-            ax.bar(x, v, width, color=COLORS[role], label=role)
-            ax.annotate(f"{v:.1f}x", (x, v), ha="center", va="bottom", fontsize=8, xytext=(0, 2),
-                        textcoords="offset points")
-    ax.axhline(1.0, color="black", lw=0.8, ls=":")
-    ax.set_yscale("log")
-    ax.set_xticks(range(len(keys)))
-    ax.set_xticklabels([f"L{n} {e}\n{groups[(n, e)].get('solution', groups[(n, e)].get('yours', groups[(n, e)].get('starter')))['size']}"
-                        for n, e in keys], fontsize=8)
-    ax.set_ylabel("speedup over the lesson's baseline (x, log scale)")
-    ax.set_xlabel("lesson, experiment and size")
-    ax.set_title("Speedup per lesson: solution vs untouched starter (median times)")
+            ax.barh(y, v, h, color=COLORS[role], label=role)
+            ax.annotate(f"{v:.1f}x", (v, y), va="center", fontsize=7, xytext=(3, 0), textcoords="offset points")
+    ax.axvline(1.0, color="black", lw=0.8, ls=":")
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(keys)))
+    some = lambda g: g.get("solution") or g.get("yours") or g.get("starter")  # noqa: E731
+    ax.set_yticklabels([f"L{n} {e} ({some(groups[(n, e)])['size']})" for n, e in keys], fontsize=8)
+    ax.invert_yaxis()
+    lo, hi = ax.get_xlim()
+    ax.set_xlim(lo, hi * 3)  # room for the labels
+    ax.set_xlabel("speedup over the lesson's baseline (x, log scale; 1 = as fast)")
+    ax.set_title("Speedup per lesson: the solution and the untouched starter, same baseline")
     handles, labels = ax.get_legend_handles_labels()
     uniq = dict(zip(labels, handles))
-    ax.legend(uniq.values(), uniq.keys(), loc="upper left")
-    ax.grid(axis="y", which="both", alpha=0.3)
+    ax.legend(uniq.values(), uniq.keys(), loc="lower right", fontsize=8)
+    ax.grid(axis="x", which="both", alpha=0.3)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return _finish(fig, path, device_line)
 
@@ -115,7 +117,7 @@ def roofline(rows, ceilings, path, device_line, lessons, goals, device_class):
     pct_rows = [r for r in sol if r.get("pct_of_ceiling") is not None]
     if not (bw or peak) or not sol:
         return None
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 5), gridspec_kw={"width_ratios": [1.15, 1]})
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 6.5), gridspec_kw={"width_ratios": [1.15, 1]})
 
     # Roofline.
     xs = [10 ** (k / 10) for k in range(-20, 51)]
@@ -145,7 +147,8 @@ def roofline(rows, ceilings, path, device_line, lessons, goals, device_class):
     ax.set_ylabel("attained GFLOP/s (log scale)")
     ax.set_title("Roofline: compute kernels' solutions" + ("" if placed else " (none in this build)"))
     ax.grid(which="both", alpha=0.25)
-    ax.legend(fontsize=7, loc="lower right")
+    # below the axes: inside, it would hide the points of slow kernels
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
 
     # % of ceiling bars.
     if pct_rows:
@@ -164,14 +167,15 @@ def roofline(rows, ceilings, path, device_line, lessons, goals, device_class):
         bx.set_yticklabels(labels, fontsize=7)
         bx.invert_yaxis()
         bx.axvline(100, color="black", lw=0.8, ls=":")
-        bx.set_xlim(0, max(110, max(vals) * 1.35))
+        bx.set_xlim(0, max(125, max(vals) * 1.45))
         from matplotlib.patches import Patch
         from matplotlib.lines import Line2D
         handles = [Patch(color=COLORS[c], label=c) for c in ("copy-bandwidth", "fp32-peak", "sgemm")
                    if any(r["ceiling_used"] == c for r in pct_rows)]
         if device_class == "gpu":
             handles.append(Line2D([], [], color="red", marker="|", ls="", ms=12, mew=2, label="design goal"))
-        bx.legend(handles=handles, fontsize=7, loc="lower right", title="ceiling", title_fontsize=7)
+        bx.legend(handles=handles, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13),
+                  ncol=len(handles), title="ceiling", title_fontsize=7, frameon=False)
     else:
         bx.text(0.5, 0.5, "no solution row names a measured ceiling", ha="center", va="center",
                 transform=bx.transAxes)
@@ -189,11 +193,14 @@ def tile_sweeps(rows, path, device_line):
     for r in rows:
         if r["lesson"] in (4, 5) and r["role"] != "starter" and r["unit"] == "GFLOP/s":
             # the tile in the variant ("tile 4x4") or, for the graded kernel, in its note
-            m = (re.search(r"tile\s*(\d+)(?:\s*[x×]\s*(\d+))?", r["variant"], re.I)
-                 or re.search(r"tile\s*(\d+)(?:\s*[x×]\s*(\d+))?", r["note"], re.I))
+            # "tile 4", "tile 4x4", "tile 16x32 (article)"; not "tile 16, teams-region arrays"
+            m = re.match(r"^tile\s*(\d+)(?:\s*[x×]\s*(\d+))?(?:\s*\([^)]*\))?$", r["variant"], re.I)
+            if not m and re.match(r"^(solution|yours)$", r["variant"]):
+                m = re.search(r"tile\s*(\d+)(?:\s*[x×]\s*(\d+))?", r["note"], re.I)
             if m:
                 area = int(m.group(1)) * int(m.group(2) or m.group(1))
-                label = m.group(0) + ("\n(" + r["variant"] + ")" if re.match(r"(solution|yours)$", r["variant"]) else "")
+                label = re.sub(r"\s*\(.*\)$", "", m.group(0)) + (
+                    "\n(" + r["variant"] + ")" if re.match(r"(solution|yours)$", r["variant"]) else "")
                 sweeps.setdefault(r["lesson"], {}).setdefault(r["size"], []).append((label, int(m.group(1)), r, area))
     if not sweeps:
         return None
@@ -222,6 +229,8 @@ def tile_sweeps(rows, path, device_line):
                 pts = sorted((p for p in pts if "\n" not in p[0]), key=lambda p: p[1])
                 ax.plot([p[1] for p in pts], [p[2]["time_ms"] for p in pts], marker="o", label=f"here, {size}")
             ax.set_xscale("log", base=2)
+            ax.set_xticks([2, 4, 8, 16, 32])
+            ax.set_xticklabels(["2", "4", "8", "16", "32"])
             ax.set_yscale("log")
             ax.set_xlabel("team tile edge (elements)")
             ax.set_ylabel("time per matmul (ms, log scale)")
@@ -355,14 +364,15 @@ def transfer_split(rows, path, device_line):
     for r in rows:
         if r["lesson"] != 2 or r["role"] == "starter":
             continue
-        m = re.match(r"^(solution|yours): (copy in|kernel|copy out)$", r["variant"])
+        # "solution: copy in", "solution: kernel" (or plain "solution": the kernel alone), "solution: copy out"
+        m = re.match(r"^(solution|yours)(?:: (copy in|kernel|copy out))?$", r["variant"])
         if m:
-            calls.setdefault((r["experiment"], r["size"]), {})[m.group(2)] = r["time_ms"]
+            calls.setdefault((r["experiment"], r["size"]), {})[m.group(2) or "kernel"] = r["time_ms"]
     calls = {k: v for k, v in calls.items() if all(p in v for p in parts)}
     if not calls:
         return None
     keys = sorted(calls, key=lambda k: (k[0], _size_key(k[1])))
-    fig, ax = plt.subplots(figsize=(9, 0.55 * len(keys) + 2))
+    fig, ax = plt.subplots(figsize=(9, 0.55 * len(keys) + 2.6))
     colors = {"copy in": "#ff7f0e", "kernel": "#1f77b4", "copy out": "#2ca02c"}
     for y, key in enumerate(keys):
         total = sum(calls[key][p] for p in parts)
@@ -371,14 +381,15 @@ def transfer_split(rows, path, device_line):
             share = 100.0 * calls[key][p] / total if total > 0 else 0
             ax.barh(y, share, left=left, color=colors[p], label=p if y == 0 else None)
             left += share
-        ax.annotate(f"{total:,.3g} ms", (100, y), va="center", fontsize=8, xytext=(4, 0), textcoords="offset points")
+        shown = f"{total:,.2f} ms" if total < 1000 else f"{total / 1000:,.2f} s"
+        ax.annotate(shown, (100, y), va="center", fontsize=8, xytext=(4, 0), textcoords="offset points")
     ax.set_yticks(range(len(keys)))
     ax.set_yticklabels([f"{e} {sz}" for e, sz in keys], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 118)
     ax.set_xlabel("share of the offloaded call (%); total time at the right")
     ax.set_title("Lesson 2: where an offloaded call's time goes")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, fontsize=8, frameon=False)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return _finish(fig, path, device_line)

@@ -69,6 +69,8 @@ class Lesson:
     to_gflops: object = None
     # the ceiling for rows that name none (lesson 7's steps/s rows)
     assume_ceiling: str = ""
+    # an option through which the program takes the SGEMM GFLOP/s measured at its --n (lesson 5)
+    sgemm_option: str = ""
 
 
 def _first_int(text):
@@ -105,7 +107,7 @@ LESSONS = {
         main=r"^(solution|yours|starter)(: kernel)?$",
         articles=[
             ("matmul", r"^serial i-j-k", "7350 ms at 1024² (C++ AMP article)"),
-            ("matmul", r"(solution|yours): kernel", "147x vs serial at 1024² (C++ AMP article, naive GPU matmul)"),
+            ("matmul", r"^(solution|yours)(: kernel)?$", "147x vs serial at 1024² (C++ AMP article, naive GPU matmul)"),
             ("add-exp", r"(solution|yours): whole call", "C++ AMP article: vector add is a poor GPU candidate, "
                                                          "the copies dominate"),
         ]),
@@ -133,18 +135,19 @@ LESSONS = {
         ]),
     5: Lesson(
         5, "05-team-local-matmul", "team-local tiles, barriers, tile-size sweep",
-        args={"tiny": ["--n", "33", "--reps", "1"],
+        args={"tiny": ["--n", "33", "--tiles", "2,4,16", "--reps", "1"],
               "teach": ["--n", "1024", "--reps", "1"],
               "full": ["--n", "1024", "--reps", "3"],
               "gpu_teach": ["--n", "2048", "--reps", "3"],
               "gpu_full": ["--n", "4096", "--reps", "5"]},
         articles=[
-            ("", r"\btile 2\b", "3464 ms (CUDA article, tile 2)"),
-            ("", r"\btile 4\b", "523 ms (CUDA article, tile 4)"),
-            ("", r"\btile 8\b", "92 ms (CUDA article, tile 8)"),
-            ("", r"\btile 16\b", "52 ms (CUDA article, tile 16)"),
-            ("", MAIN, "17 ms, 430x vs serial at 1024² (C++ AMP article, tiled)"),
-        ]),
+            ("sweep", r"^tile 2$", "3464 ms (CUDA article, tile 2)"),
+            ("sweep", r"^tile 4$", "523 ms (CUDA article, tile 4)"),
+            ("sweep", r"^tile 8$", "92 ms (CUDA article, tile 8)"),
+            ("sweep", r"^tile 16$", "52 ms (CUDA article, tile 16)"),
+            ("matmul", MAIN, "17 ms, 430x vs serial at 1024² (C++ AMP article, tiled)"),
+        ],
+        sgemm_option="--sgemm"),
     6: Lesson(
         6, "06-atomic-reductions", "global vs team-local atomics, reduction, histogram",
         args={"tiny": ["--n", "1000", "--atomic-n", "1000", "--reps", "1"],
@@ -483,6 +486,7 @@ def annotate(rows, ceilings):
     for n, lrows in by_lesson.items():
         lesson = LESSONS.get(n)
         base = baseline_rows(lrows, lesson)
+        every_base = [b for bl in base.values() for b in bl]
         for r in lrows:
             if not r["ceiling"] and lesson and lesson.assume_ceiling and r["rate"] > 0:
                 r["ceiling"] = lesson.assume_ceiling
@@ -490,7 +494,11 @@ def annotate(rows, ceilings):
             r["ceiling_used"] = used or ""
             r["ceiling_value"] = value
             r["pct_of_ceiling"] = pct
-            r["speedup_vs_baseline"] = speedup(r, base.get(r["experiment"])) if n != 0 else None
+            # the experiment's own baseline, else the lesson's at the same size and unit (lesson 5's tile sweep)
+            own = base.get(r["experiment"])
+            if not own:
+                own = [b for b in every_base if b["size"] == r["size"] and b["unit"] == r["unit"]]
+            r["speedup_vs_baseline"] = speedup(r, own) if n != 0 else None
             r["article"] = article_for(r, lesson)
             r["is_main"] = False
         # The kernel under test, one row per (experiment, size, role): the best where several match (lesson 8).
@@ -591,7 +599,7 @@ def headline_tables(rows, ceilings, device_class, built):
         ("lesson 1 solution (loop order + threads + simd)", 1,
          find_row(rows, 1, r"^(solution|yours)$", r"matmul", mm), ""),
         ("naive offload, collapse(2): kernel (lesson 2)", 2,
-         find_row(rows, 2, r"^(solution|yours): kernel$", r"matmul", mm), "147x vs serial (C++ AMP)"),
+         find_row(rows, 2, r"^(solution|yours)(: kernel)?$", r"matmul", mm), "147x vs serial (C++ AMP)"),
         ("naive offload: whole call with copies (lesson 2)", 2,
          find_row(rows, 2, r"^(solution|yours): whole call$", r"matmul", mm), ""),
         ("register tiles (lesson 4 solution)", 4, find_row(rows, 4, r"^(solution|yours)$", r".", mm),
@@ -608,7 +616,7 @@ def headline_tables(rows, ceilings, device_class, built):
 
     # CUDA article's tile table.
     article_ms = {2: 3464, 4: 523, 8: 92, 16: 52}
-    sweep = [r for r in rows if r["lesson"] == 5 and re.search(r"\btile\s*\d+", r["variant"], re.I)
+    sweep = [r for r in rows if r["lesson"] == 5 and re.search(r"^tile\s*\d+$", r["variant"], re.I)
              and r["role"] != "starter"]
     md.append("### Tile-size sweep, team-local tiles (CUDA article's table, Quadro 2000M)\n")
     if sweep:
@@ -805,6 +813,12 @@ def main(argv):
         if step.dropped:
             notes.append(f"{os.path.basename(step.program)} has no option {' '.join(step.dropped)}: ran with its "
                          "default instead")
+        lesson = LESSONS.get(step.lesson)
+        if lesson and lesson.sgemm_option and opts and lesson.sgemm_option in opts:
+            sg = ceilings_from(rows).get("sgemm")
+            n_arg = step.args[step.args.index("--n") + 1] if "--n" in step.args else ""
+            if sg and n_arg and sg["size"] == f"{n_arg}x{n_arg}":
+                step.args += [lesson.sgemm_option, str(int(sg["rate"]))]
         srows = run_step(step, k, len(steps), args.timeout, logdir)
         if step.rc != 0 and not srows and step.lesson:
             # The program died before writing rows: one FAILED row says so in the CSV too.
@@ -865,7 +879,8 @@ def ceiling_args(mode, gpu):
 
 
 def sgemm_args(mode):
-    return {"tiny": ["--n", "256", "--reps", "3"], "teach": ["--n", "4096", "--reps", "10"],
+    # the sizes lesson 5 runs on a GPU, so its rows can quote the SGEMM at their own size
+    return {"tiny": ["--n", "256", "--reps", "3"], "teach": ["--n", "2048", "--reps", "10"],
             "full": ["--n", "4096", "--reps", "20"]}[mode]
 
 
