@@ -307,20 +307,28 @@ def run_step(step, k, total, timeout, logdir):
                                stderr=subprocess.STDOUT, timeout=timeout, env=child_env())
             step.rc = p.returncode
         except subprocess.TimeoutExpired:
-            step.rc = -1
+            step.rc = 124
             step.error = f"timed out after {timeout} s (--timeout)"
         except OSError as e:
-            step.rc = -2
+            step.rc = 127
             step.error = f"could not start: {e}"
     step.seconds = time.monotonic() - t0
     rows = read_rows(step)
     failed = sum(r["status"] != "PASS" for r in rows)
     if step.rc not in (0, None) and not step.error:
         tail = last_lines(step.log, 1)
-        step.error = f"exit status {step.rc}" + (f": {tail}" if tail else "")
+        if step.rc < 0:
+            try:
+                import signal
+                what = f"killed by {signal.Signals(-step.rc).name}"
+            except ValueError:
+                what = f"killed by signal {-step.rc}"
+        else:
+            what = f"exit status {step.rc}"
+        step.error = what + (f": {tail}" if tail else "")
     verdict = "PASS" if step.rc == 0 and not failed else "FAILED"
     if verdict == "FAILED" and step.role == "starter":
-        verdict = "FAILED as an untouched starter may (not counted)"
+        verdict = "FAILED (an untouched starter may: not counted)"
     extra = f", {failed} FAILED" if failed else ""
     if step.error:
         extra += f" ({step.error})"
@@ -331,7 +339,7 @@ def run_step(step, k, total, timeout, logdir):
 def last_lines(path, n):
     try:
         with open(path, errors="replace") as f:
-            lines = [ln.strip() for ln in f if ln.strip()]
+            lines = [ln.strip() for ln in f if ln.strip() and not ln.startswith("$ ")]  # not our command line
     except OSError:
         return ""
     return " | ".join(lines[-n:])[:300]
