@@ -32,8 +32,8 @@ const Threshold threshold_table[] = {
     {"lesson5.matmul", 3.0, 2.5, Scaling::fixed},
     // lesson 6 (atomics)
     // lesson 7: SoA simulate (+ simd) vs the article's AoS kernel (n = 4096 host, 65536 gpu);
-    // the solution measured 3.4-4.0x on the 2-core host, 1.8x on an H200.
-    {"lesson7.soa", 1.7, 0.9, Scaling::fixed},
+    // the solution measured 3.0-4.7x on the 2-core (busy) host, 1.8x on an H200.
+    {"lesson7.soa", 1.5, 0.9, Scaling::fixed},
     // lesson 8: Row16 (vector rows) vs the strided Col16x16 copy on a large
     // image; solution measured 5.0-15.8x on host (4000^2, 2 threads, loaded
     // machine), 6.4x on an H200 (16000x8000).

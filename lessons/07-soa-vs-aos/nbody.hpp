@@ -30,6 +30,7 @@ inline constexpr float delta_time = 0.005f;
 inline constexpr double flops_per_interaction = 20.0;
 #pragma omp end declare target
 
+// SNIPPET(layouts)
 /// One body in the article's layout: a float4 position whose fourth float is
 /// the mass, and a float4 velocity whose fourth float is unused (32 bytes).
 struct Body {
@@ -52,6 +53,7 @@ struct Particles {
   /// Number of bodies.
   std::size_t size() const { return x.size(); }
 };
+// END SNIPPET
 
 #pragma omp declare target
 /// 1 / sqrt(@p d2). On NVIDIA GPUs this is the hardware approximation
@@ -66,6 +68,7 @@ inline float inverse_sqrt(float d2) {
 #endif
 }
 
+// SNIPPET(interaction)
 /// Adds the pull of body j (at @p xj, @p yj, @p zj, mass @p mj) on a body at
 /// (@p xi, @p yi, @p zi) to the acceleration (@p ax, @p ay, @p az): the
 /// article's bodybody_interaction. 20 flops by the CUDA samples' count.
@@ -80,6 +83,7 @@ inline void bodybody_interaction(float xi, float yi, float zi, float xj, float y
   ay += dy * s;
   az += dz * s;
 }
+// END SNIPPET
 #pragma omp end declare target
 
 /// Copies every body into the structure of arrays: p.x[i] = bodies[i].x and

@@ -116,7 +116,6 @@ constexpr bool vector_lanes = false;
 constexpr bool vector_lanes = true;
 #endif
 
-// SNIPPET(aos-step)
 // One step in the article's layout: thread i reads body i, walks over every
 // body j (fields 32 bytes apart), and writes body i of the next state.
 void step_aos(const Body *in, Body *out, int n, bool simd) {
@@ -140,7 +139,6 @@ void step_aos(const Body *in, Body *out, int n, bool simd) {
     out[i] = b;
   }
 }
-// END SNIPPET
 
 // Double buffering in AoS: the bodies and a scratch copy live on the device
 // for all steps; each step reads one and writes the other.
