@@ -165,7 +165,11 @@ message(STATUS "Course: device ${_device} (${COURSE_DEVICE_CLASS}, ${COURSE_DEVI
 
 # --- 4. targets --------------------------------------------------------------
 
-set(COURSE_WARNING_FLAGS -Wall -Wextra -Wpedantic)
+# -Wno-pass-failed: clang 19 warns "loop not vectorized" wherever `omp simd`
+# cannot be honoured: always for NVIDIA (there the SIMD lanes are the threads)
+# and on the distribute loop of `... parallel for simd`. Lesson 3 teaches the
+# remarks through -Rpass; as an error under -Werror the warning teaches nothing.
+set(COURSE_WARNING_FLAGS -Wall -Wextra -Wpedantic -Wno-pass-failed)
 if(COURSE_WARNINGS_AS_ERRORS)
   list(APPEND COURSE_WARNING_FLAGS -Werror)
 endif()

@@ -24,7 +24,7 @@ import re
 import sys
 
 START = {"starter": re.compile(r"^\s*// TODO\(([^)]*)\)"), "solution": re.compile(r"^\s*// SOLUTION\(([^)]*)\)")}
-CONTINUE = {"starter": START["starter"], "solution": re.compile(r"$^")}
+CONTINUE = {"starter": START["starter"], "solution": re.compile(r"(?!)")}  # (?!) never matches
 END = {"starter": re.compile(r"^\s*// END TODO\b"), "solution": re.compile(r"^\s*// END SOLUTION\b")}
 
 
