@@ -3,7 +3,9 @@
 ///        computes a TM x TN block of C whose accumulators live in registers.
 #pragma once
 
-// The column spacing below; a macro only so it can be overridden for experiments.
+/// @def LESSON4_LANES
+/// Default of lesson4::lanes: 32 on GPU builds, 1 on the host device. A macro
+/// only so that it can be overridden for experiments (-DLESSON4_LANES=1).
 #ifndef LESSON4_LANES
 #ifdef COURSE_DEVICE_GPU
 #define LESSON4_LANES 32
@@ -27,7 +29,7 @@ inline constexpr int lanes = LESSON4_LANES;
 /// device thread computing a @p TM x @p TN block ("register tile") of C.
 ///
 /// Thread (ti, tj) owns rows ti*TM ... ti*TM + TM - 1 and TN columns spaced
-/// #lanes apart (see #lanes). Element (i, j) of a matrix M is M[i * n + j].
+/// lesson4::lanes apart. Element (i, j) of a matrix M is M[i * n + j].
 /// The tile shape is a compile-time constant so that every loop over the tile
 /// can be fully unrolled and the tile's arrays become registers.
 ///
@@ -38,11 +40,16 @@ inline constexpr int lanes = LESSON4_LANES;
 template <int TM, int TN>
 void matmul_tiled(int n, const float *A, const float *B, float *C);
 
-// The shapes the lesson program sweeps (instantiated in matmul.cpp).
+// The shapes the lesson program sweeps, instantiated in matmul.cpp.
+/// 1x1: one element per thread, lesson 2's naive kernel again (2 loads per multiply-add).
 extern template void matmul_tiled<1, 1>(int, const float *, const float *, float *);
+/// 2x2: 4 sums per thread, 1 load per multiply-add.
 extern template void matmul_tiled<2, 2>(int, const float *, const float *, float *);
+/// 4x4: 16 sums, 0.5 loads per multiply-add.
 extern template void matmul_tiled<4, 4>(int, const float *, const float *, float *);
+/// 8x8: 64 sums, 0.25 loads per multiply-add; the shape the speedup test grades.
 extern template void matmul_tiled<8, 8>(int, const float *, const float *, float *);
+/// 16x32: the Intel GFX article's ctile, 512 sums (2 KB): more than an NVIDIA thread's 255 registers.
 extern template void matmul_tiled<16, 32>(int, const float *, const float *, float *);
 
 /// Rows of the tile the speedup test grades (and lesson04 --only-yours runs).
