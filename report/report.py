@@ -288,6 +288,9 @@ def child_env():
     env = dict(os.environ)
     # A kernel that cannot run on the device fails instead of quietly running on the host.
     env["OMP_TARGET_OFFLOAD"] = "MANDATORY"
+    # scripts/report-gpu.sh: the packed LLVM runtime, for the programs and not for this Python
+    if env.get("COURSE_CHILD_LD_LIBRARY_PATH"):
+        env["LD_LIBRARY_PATH"] = env["COURSE_CHILD_LD_LIBRARY_PATH"]
     return env
 
 

@@ -65,7 +65,9 @@ case "$cmd" in
     [ -x "$bundle/report/course_ceilings" ] || die "'$bundle' is not a bundle from 'report-gpu.sh pack'"
     rt=${COURSE_RT_DIR:-/tmp/course-rt}
     [ -d "$rt/llvm-rt" ] || { mkdir -p "$rt" && tar xJf "$pack" -C "$rt"; }
-    export LD_LIBRARY_PATH="$rt/llvm-rt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    # The runtime goes to the course's programs only (report.py passes it on),
+    # not to Python itself, whose own libraries must not meet LLVM's.
+    export COURSE_CHILD_LD_LIBRARY_PATH="$rt/llvm-rt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     export OMP_TARGET_OFFLOAD=MANDATORY
     command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 
@@ -73,7 +75,7 @@ case "$cmd" in
     sg="$bundle/report/course_sgemm"
     gpu=0
     grep -q '"device_class": "gpu"' "$bundle/report/build-info.json" 2>/dev/null && gpu=1
-    if [ "$gpu" = 1 ] && ! { [ -x "$sg" ] && "$sg" --help >/dev/null 2>&1; }; then
+    if [ "$gpu" = 1 ] && ! { [ -x "$sg" ] && LD_LIBRARY_PATH="$COURSE_CHILD_LD_LIBRARY_PATH" "$sg" --help >/dev/null 2>&1; }; then
       nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
       if [ -n "$nvcc" ]; then
         echo "report-gpu.sh: building course_sgemm with $nvcc and cuBLAS"
