@@ -1,0 +1,94 @@
+// Lesson 6 -- atomic reductions: a sum and a histogram that every device
+// thread contributes to. The starter does what the oneAPI atomics chapter
+// starts with: one `#pragma omp atomic` on global memory per element, so all
+// threads queue on the same address. Three steps, each a marked block below:
+//   6.1 sum:       a partial sum per team, one global atomic per team
+//   6.2 histogram: a private histogram per team, merged once per team
+//   6.3 histogram_reduction: the same with OpenMP's array-section reduction
+// Run `ctest -L lesson6` after each step; see README.md for hints.
+#include "atomics.hpp"
+
+#include <omp.h>
+
+#include <cstddef>
+
+namespace lesson6 {
+namespace {
+
+// One template for int, float and double: the data type changes what an
+// atomic costs, not how the sum is organised.
+template <class T>
+T sum_impl(const T *x, std::size_t n, Launch launch) {
+  if (launch.teams <= 0 || launch.threads <= 0) launch = default_launch(n);
+  T total = 0;  // a local: always copied to the device and back (map tofrom)
+  // TODO(6.1): every iteration below is one atomic add to `total` in global
+  // memory: n updates of one address, one after the other. Give each team its
+  // own partial sum instead:
+  //   - `target teams num_teams(launch.teams) thread_limit(launch.threads)`;
+  //     a variable declared inside `teams` but outside `parallel` is one per
+  //     team, shared by that team's threads: the team-local partial sum;
+  //   - inside, `#pragma omp parallel`: each thread sums its own elements
+  //     into a private variable, then adds it to the team's partial with one
+  //     `#pragma omp atomic` (team-local, cheap);
+  //   - after the parallel region, one `#pragma omp atomic` adds the team's
+  //     partial to `total`.
+  // Split the elements with omp_get_team_num(), omp_get_num_teams(),
+  // omp_get_thread_num() and omp_get_num_threads(): the runtime may grant
+  // fewer teams and threads than you ask for.
+#pragma omp target teams distribute parallel for map(to : x[0:n]) map(tofrom : total)
+  for (std::size_t i = 0; i < n; ++i) {
+#pragma omp atomic update
+    total += x[i];
+  }
+  // END TODO
+  return total;
+}
+
+}  // namespace
+
+int sum(const int *x, std::size_t n, Launch launch) { return sum_impl(x, n, launch); }
+float sum(const float *x, std::size_t n, Launch launch) { return sum_impl(x, n, launch); }
+double sum(const double *x, std::size_t n, Launch launch) { return sum_impl(x, n, launch); }
+
+void histogram(const float *x, std::size_t n, int *hist, Launch launch) {
+  if (launch.teams <= 0 || launch.threads <= 0) launch = default_launch(n);
+  // hist may already be on the device (a caller's `target data`), so it is
+  // zeroed there, by a kernel, rather than on the host.
+#pragma omp target data map(to : x[0:n]) map(from : hist[0:hist_bins])
+  {
+#pragma omp target teams distribute parallel for
+    for (int b = 0; b < hist_bins; ++b) hist[b] = 0;
+    // TODO(6.2): one global atomic per element again, now spread over 256
+    // addresses. Give each team a private histogram, `int local[hist_bins]`
+    // declared inside `teams` and outside `parallel` (team-local memory on a
+    // GPU). In the parallel region: the threads zero it together (thread t
+    // takes bins t, t + nthreads, ...), `#pragma omp barrier`, count their
+    // elements into it with `#pragma omp atomic`, `#pragma omp barrier`, then
+    // add each bin to hist with one global atomic per bin per team. A team of
+    // one thread (what the host device grants) needs no counting atomics at
+    // all, and on a CPU even an uncontended atomic is a locked instruction.
+#pragma omp target teams distribute parallel for
+    for (std::size_t i = 0; i < n; ++i) {
+#pragma omp atomic update
+      hist[bin_of(x[i])] += 1;
+    }
+    // END TODO
+  }
+}
+
+void histogram_reduction(const float *x, std::size_t n, int *hist) {
+#pragma omp target data map(to : x[0:n]) map(from : hist[0:hist_bins])
+  {
+#pragma omp target teams distribute parallel for
+    for (int b = 0; b < hist_bins; ++b) hist[b] = 0;
+    // TODO(6.3): this loop is a race: two threads can read the same count,
+    // both add one, and one increment is lost. Without writing an atomic, ask
+    // OpenMP for a private copy of the whole array per thread, combined at the
+    // end: a reduction clause on the array section hist[0:hist_bins].
+#pragma omp target teams distribute parallel for
+    for (std::size_t i = 0; i < n; ++i) hist[bin_of(x[i])] += 1;
+    // END TODO
+  }
+}
+
+}  // namespace lesson6

@@ -1,0 +1,152 @@
+// Lesson 6 -- atomic reductions: a sum and a histogram that every device
+// thread contributes to. The starter does what the oneAPI atomics chapter
+// starts with: one `#pragma omp atomic` on global memory per element, so all
+// threads queue on the same address. Three steps, each a marked block below:
+//   6.1 sum:       a partial sum per team, one global atomic per team
+//   6.2 histogram: a private histogram per team, merged once per team
+//   6.3 histogram_reduction: the same with OpenMP's array-section reduction
+// Run `ctest -L lesson6` after each step; see README.md for hints.
+#include "atomics.hpp"
+
+#include <omp.h>
+
+#include <cstddef>
+
+namespace lesson6 {
+namespace {
+
+// One template for int, float and double: the data type changes what an
+// atomic costs, not how the sum is organised.
+template <class T>
+T sum_impl(const T *x, std::size_t n, Launch launch) {
+  if (launch.teams <= 0 || launch.threads <= 0) launch = default_launch(n);
+  T total = 0;  // a local: always copied to the device and back (map tofrom)
+  // SOLUTION(6.1): one partial per team (declared in `teams`, outside
+  // `parallel`), one private sum per thread; n/(teams x threads) plain adds
+  // per thread, then one team-local atomic per thread and one global atomic
+  // per team.
+#pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads) map(to : x[0:n]) map(tofrom : total)
+  {
+    T team_total = 0;  // one per team: shared memory on a GPU
+#pragma omp parallel
+    {
+      // Team t of T takes the t-th contiguous block of elements; its threads
+      // take every nth-th element of the block, so on a GPU neighbouring
+      // threads read neighbouring elements (a warp's loads coalesce), and on
+      // a CPU, where a team has one thread, each core streams its own block.
+      const std::size_t teams = static_cast<std::size_t>(omp_get_num_teams());
+      const std::size_t per_team = (n + teams - 1) / teams;
+      const std::size_t lo = static_cast<std::size_t>(omp_get_team_num()) * per_team;
+      const std::size_t hi = lo + per_team < n ? lo + per_team : n;
+      const std::size_t nth = static_cast<std::size_t>(omp_get_num_threads());
+      std::size_t i = lo + static_cast<std::size_t>(omp_get_thread_num());
+      // Four independent loads per step keep more bytes in flight per thread,
+      // which is what hides memory latency.
+      T a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      for (; i + 3 * nth < hi; i += 4 * nth) {
+        a0 += x[i];
+        a1 += x[i + nth];
+        a2 += x[i + 2 * nth];
+        a3 += x[i + 3 * nth];
+      }
+      for (; i < hi; i += nth) a0 += x[i];
+      const T mine = (a0 + a1) + (a2 + a3);
+#pragma omp atomic update
+      team_total += mine;
+    }  // implicit barrier: every thread's share is in team_total
+#pragma omp atomic update
+    total += team_total;
+  }
+  // END SOLUTION
+  return total;
+}
+
+}  // namespace
+
+int sum(const int *x, std::size_t n, Launch launch) { return sum_impl(x, n, launch); }
+float sum(const float *x, std::size_t n, Launch launch) { return sum_impl(x, n, launch); }
+double sum(const double *x, std::size_t n, Launch launch) { return sum_impl(x, n, launch); }
+
+void histogram(const float *x, std::size_t n, int *hist, Launch launch) {
+  if (launch.teams <= 0 || launch.threads <= 0) launch = default_launch(n);
+  // hist may already be on the device (a caller's `target data`), so it is
+  // zeroed there, by a kernel, rather than on the host.
+#pragma omp target data map(to : x[0:n]) map(from : hist[0:hist_bins])
+  {
+#pragma omp target teams distribute parallel for
+    for (int b = 0; b < hist_bins; ++b) hist[b] = 0;
+    // SOLUTION(6.2): a private histogram per team in team-local memory; the
+    // counting atomics stay inside the team, and global memory sees at most
+    // hist_bins atomics per team.
+    // SNIPPET(team-histogram-setup)
+#pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads)
+    {
+      int local[hist_bins];  // one per team: shared memory on a GPU
+#pragma omp parallel
+      {
+        const int nth = omp_get_num_threads();
+        const int tid = omp_get_thread_num();
+        for (int b = tid; b < hist_bins; b += nth) local[b] = 0;
+#pragma omp barrier
+        // The same split as the sum: a contiguous block per team, its
+        // elements interleaved over the team's threads.
+        const std::size_t teams = static_cast<std::size_t>(omp_get_num_teams());
+        const std::size_t per_team = (n + teams - 1) / teams;
+        const std::size_t lo = static_cast<std::size_t>(omp_get_team_num()) * per_team;
+        const std::size_t hi = lo + per_team < n ? lo + per_team : n;
+        const std::size_t step = static_cast<std::size_t>(nth);
+        // END SNIPPET
+        // SNIPPET(team-histogram-count)
+        if (nth == 1) {
+          // A team of one thread (the host device: one per core) has nobody
+          // to race with, and on a CPU even an uncontended atomic is a locked
+          // instruction: count with plain adds.
+          for (std::size_t i = lo; i < hi; ++i) local[bin_of(x[i])] += 1;
+        } else {
+          std::size_t i = lo + static_cast<std::size_t>(tid);
+          // Four loads before four atomics: the loads overlap.
+          for (; i + 3 * step < hi; i += 4 * step) {
+            const int b0 = bin_of(x[i]), b1 = bin_of(x[i + step]);
+            const int b2 = bin_of(x[i + 2 * step]), b3 = bin_of(x[i + 3 * step]);
+#pragma omp atomic update
+            local[b0] += 1;
+#pragma omp atomic update
+            local[b1] += 1;
+#pragma omp atomic update
+            local[b2] += 1;
+#pragma omp atomic update
+            local[b3] += 1;
+          }
+          for (; i < hi; i += step) {
+            const int b = bin_of(x[i]);
+#pragma omp atomic update
+            local[b] += 1;
+          }
+        }
+#pragma omp barrier
+        for (int b = tid; b < hist_bins; b += nth)
+          if (local[b] != 0) {  // empty bins cost no global atomic
+#pragma omp atomic update
+            hist[b] += local[b];
+          }
+      }
+    }
+    // END SNIPPET
+    // END SOLUTION
+  }
+}
+
+void histogram_reduction(const float *x, std::size_t n, int *hist) {
+#pragma omp target data map(to : x[0:n]) map(from : hist[0:hist_bins])
+  {
+#pragma omp target teams distribute parallel for
+    for (int b = 0; b < hist_bins; ++b) hist[b] = 0;
+    // SOLUTION(6.3): every thread counts into a private copy of
+    // hist[0:hist_bins]; OpenMP adds the copies into hist at the end.
+#pragma omp target teams distribute parallel for reduction(+ : hist[0:hist_bins])
+    for (std::size_t i = 0; i < n; ++i) hist[bin_of(x[i])] += 1;
+    // END SOLUTION
+  }
+}
+
+}  // namespace lesson6

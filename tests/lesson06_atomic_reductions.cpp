@@ -1,0 +1,177 @@
+// Lesson 6 tests -- atomic reductions: the sums (int exactly, float and double
+// within a tolerance stated from the summation length) and the histograms
+// (exactly) are right at awkward sizes and for any launch shape the runtime
+// grants, and the team-local versions beat one global atomic per element.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "atomics.hpp"
+#include "course_test.hpp"
+#include "lesson06_atomics.hpp"
+
+namespace {
+
+namespace ref = course::baseline::lesson6;
+using lesson6::Launch;
+
+static_assert(lesson6::hist_bins == 256, "the baselines' histograms have 256 bins");
+
+// 1, a prime, a size that is no multiple of 4 x 256 (the unrolled step of a
+// GPU team), a prime just past 64 Ki (a team's share on the host), and a real size.
+const std::vector<std::size_t> sizes = {1, 97, 1000, 65537, std::size_t(1) << 22};
+
+std::string shape_name(const Launch &l) {
+  return l.teams == 0 ? std::string("default launch")
+                      : std::to_string(l.teams) + " teams x " + std::to_string(l.threads) + " threads";
+}
+
+// Launch shapes the runtime does not grant as asked. On the host-offload
+// device a team of 256 or 33 gets the 1-2 cores there are (without a
+// warning); a GPU grants them as asked, partial warps included.
+std::vector<Launch> odd_shapes() {
+  std::vector<Launch> s = {{1, 1}, {1, 33}, {1, 256}, {2, 1}};
+#ifdef COURSE_DEVICE_GPU
+  s.push_back({3, 33});
+  s.push_back({7, 1000});
+  s.push_back({5000, 64});
+#endif
+  return s;
+}
+
+course::Check check_sum(const int *x, std::size_t n, Launch l, const std::string &what) {
+  const int got = lesson6::sum(x, n, l);
+  const long long want = ref::sum_reference(x, n);
+  std::vector<long long> g{got}, w{want};
+  return course::check_equal<long long>(g, w, what);
+}
+
+template <class T>
+course::Check check_sum(const T *x, std::size_t n, Launch l, const std::string &what) {
+  const T got = lesson6::sum(x, n, l);
+  return course::check_scalar(static_cast<double>(got), ref::sum_reference(x, n), ref::sum_tolerance<T>(n), what);
+}
+
+template <class T>
+void sum_at_sizes(const char *type) {
+  for (std::size_t n : sizes) {
+    const auto x = ref::sum_input<T>(n, course_test::seed());
+    COURSE_CHECK(check_sum(x.data(), n, Launch{}, std::string(type) + " sum, n=" + std::to_string(n)));
+  }
+}
+
+template <class T>
+void sum_with_odd_shapes(const char *type) {
+  const std::size_t n = 100003;  // prime
+  const auto x = ref::sum_input<T>(n, course_test::seed());
+  for (const auto &l : odd_shapes())
+    COURSE_CHECK(check_sum(x.data(), n, l, std::string(type) + " sum, n=" + std::to_string(n) + ", " + shape_name(l)));
+}
+
+course::Check check_histogram(const std::vector<float> &x, Launch l, bool reduction, const std::string &what) {
+  auto hist = course_test::poisoned<int>(lesson6::hist_bins);
+  if (reduction)
+    lesson6::histogram_reduction(x.data(), x.size(), hist.data());
+  else
+    lesson6::histogram(x.data(), x.size(), hist.data(), l);
+  const auto want = ref::histogram_reference(x.data(), x.size());
+  return course::check_equal<int>(hist, want, what);
+}
+
+// Times `candidate` against `baseline` with x already on the device, so only
+// the kernels are compared, never the copies.
+template <class T, class FB, class FC>
+course::Comparison compare_on_device(const std::vector<T> &x, FB &&baseline, FC &&candidate) {
+  const T *p = x.data();
+  const std::size_t n = x.size();
+  course::Comparison cmp;
+#pragma omp target data map(to : p[0:n])
+  cmp = course::compare_interleaved(baseline, candidate, 9, 1);
+  return cmp;
+}
+
+#ifdef COURSE_DEVICE_GPU
+const std::size_t speedup_n = std::size_t(1) << 26;  // 256 MiB of int: long enough to time a GPU
+#else
+const std::size_t speedup_n = std::size_t(1) << 22;
+#endif
+
+template <class T>
+void sum_speedup(const char *type, const char *key) {
+  const auto x = ref::sum_input<T>(speedup_n, course_test::seed());
+  T got = 0;
+  const auto cmp = compare_on_device(
+      x, [&] { (void)ref::sum_global_atomic(x.data(), x.size()); }, [&] { got = lesson6::sum(x.data(), x.size()); });
+  // A fast wrong answer earns nothing.
+  const std::string what = std::string(type) + " sum, n=" + std::to_string(speedup_n) + " (speedup run)";
+  if constexpr (std::is_same_v<T, int>) {
+    std::vector<long long> g{got}, w{ref::sum_reference(x.data(), x.size())};
+    COURSE_CHECK(course::check_equal<long long>(g, w, what));
+  } else {
+    COURSE_CHECK(course::check_scalar(got, ref::sum_reference(x.data(), x.size()), ref::sum_tolerance<T>(x.size()), what));
+  }
+  COURSE_REQUIRE_SPEEDUP(key, std::string("lesson 6 ") + type + " sum", cmp);
+}
+
+}  // namespace
+
+TEST_CASE("int sum at n = 1 97 1000 65537 and 2^22", "[lesson6][correctness]") { sum_at_sizes<int>("int"); }
+TEST_CASE("float sum at n = 1 97 1000 65537 and 2^22", "[lesson6][correctness]") { sum_at_sizes<float>("float"); }
+TEST_CASE("double sum at n = 1 97 1000 65537 and 2^22", "[lesson6][correctness]") { sum_at_sizes<double>("double"); }
+
+TEST_CASE("sums are right whatever teams and threads the runtime grants", "[lesson6][correctness]") {
+  sum_with_odd_shapes<int>("int");
+  sum_with_odd_shapes<float>("float");
+  sum_with_odd_shapes<double>("double");
+}
+
+TEST_CASE("histogram at n = 1 97 1000 65537 and 2^22", "[lesson6][correctness]") {
+  for (std::size_t n : sizes) {
+    const auto x = ref::histogram_input(n, course_test::seed());
+    COURSE_CHECK(check_histogram(x, Launch{}, false, "histogram, n=" + std::to_string(n)));
+  }
+}
+
+TEST_CASE("histogram is right whatever teams and threads the runtime grants", "[lesson6][correctness]") {
+  const auto x = ref::histogram_input(100003, course_test::seed());
+  for (const auto &l : odd_shapes())
+    COURSE_CHECK(check_histogram(x, l, false, "histogram, n=100003, " + shape_name(l)));
+}
+
+TEST_CASE("histogram with a reduction clause at n = 1 97 1000 65537 and 2^22", "[lesson6][correctness]") {
+  for (std::size_t n : sizes) {
+    const auto x = ref::histogram_input(n, course_test::seed());
+    COURSE_CHECK(check_histogram(x, Launch{}, true, "histogram_reduction, n=" + std::to_string(n)));
+  }
+}
+
+// Every thread hits the same counter: the worst case for contention, and the
+// input on which an unprotected update loses counts most reliably.
+TEST_CASE("histograms of data that all fall in one bin", "[lesson6][correctness]") {
+  const std::size_t n = (std::size_t(1) << 20) + 3;
+  const std::vector<float> x(n, 0.75f);  // bin 192
+  COURSE_CHECK(check_histogram(x, Launch{}, false, "histogram, n=" + std::to_string(n) + ", all values in bin 192"));
+  COURSE_CHECK(
+      check_histogram(x, Launch{}, true, "histogram_reduction, n=" + std::to_string(n) + ", all values in bin 192"));
+}
+
+TEST_CASE("int sum is faster than one global atomic per element", "[lesson6][speedup]") {
+  sum_speedup<int>("int", "lesson6.sum_int");
+}
+TEST_CASE("float sum is faster than one global atomic per element", "[lesson6][speedup]") {
+  sum_speedup<float>("float", "lesson6.sum_float");
+}
+TEST_CASE("double sum is faster than one global atomic per element", "[lesson6][speedup]") {
+  sum_speedup<double>("double", "lesson6.sum_double");
+}
+
+TEST_CASE("histogram is faster than one global atomic per element", "[lesson6][speedup]") {
+  const auto x = ref::histogram_input(speedup_n, course_test::seed());
+  std::vector<int> h0(lesson6::hist_bins), h1(lesson6::hist_bins);
+  const auto cmp = compare_on_device(
+      x, [&] { ref::histogram_global_atomic(x.data(), x.size(), h0.data()); },
+      [&] { lesson6::histogram(x.data(), x.size(), h1.data()); });
+  COURSE_CHECK(course::check_equal<int>(h1, ref::histogram_reference(x.data(), x.size()),
+                                        "histogram, n=" + std::to_string(speedup_n) + " (speedup run)"));
+  COURSE_REQUIRE_SPEEDUP("lesson6.histogram", "lesson 6 histogram", cmp);
+}
