@@ -150,7 +150,7 @@ LESSONS = {
         sgemm_option="--sgemm"),
     6: Lesson(
         6, "06-atomic-reductions", "global vs team-local atomics, reduction, histogram",
-        args={"tiny": ["--n", "1000", "--atomic-n", "1000", "--reps", "1"],
+        args={"tiny": ["--n", "1000", "--slow-n", "1000", "--reps", "1"],
               "teach": ["--reps", "3"],
               "full": ["--reps", "5"]},
         main=r"^(solution|yours|starter) \(team-local\)$",
