@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "baselines.hpp"
+#include "course/device.hpp"
 #include "course_test.hpp"
 #include "lesson02_offload.hpp"
 #include "lesson02_ompt.hpp"  // defines this program's OMPT tool: include nowhere else
@@ -35,12 +36,25 @@ std::string fmt(const char *format, double a, double b = 0, double c = 0, double
   return buf;
 }
 
-// The copy checks read the runtime's own reports; without the tool they could
-// not fail, so they refuse to run instead of passing.
-bool tracing_or_fail() {
-  if (trace::tracing_active()) return true;
-  FAIL("the OMPT tool that watches host <-> device copies is not active (is OMP_TOOL=disabled set?); "
-       "this test cannot check data movement without it");
+// Whether copies can be watched here. On the host device they must be: there
+// a kernel writing through an unmapped pointer still produces the right
+// numbers, so without the tool's reports a missing map(from:) would pass.
+// On a GPU the offload runtime may send the tool nothing (LLVM 19's CUDA
+// plugin from the packed runtime sent no events on an H200): the copy checks
+// are skipped there with a warning, and the answers are still checked.
+bool watching() {
+  const bool gpu = course::device_info().is_gpu();
+  std::string why;
+  if (!trace::tracing_active())
+    why = "the OMPT tool that watches host <-> device copies is not active (is OMP_TOOL=disabled set?)";
+  else if (!trace::device_events())
+    why = "the offload runtime reports no kernel launches or copies to the OMPT tool";
+  if (why.empty()) return true;
+  if (gpu) {
+    WARN(why + "; the data-movement checks are skipped on this GPU runtime");
+    return false;
+  }
+  FAIL(why + "; on the host device this test cannot catch a missing map(from:) without it");
   return false;
 }
 
@@ -107,6 +121,56 @@ void check_heat(int nx, int ny, int steps) {
   COURSE_CHECK(course::check_close<float>(u, ref.final, kHeatTol, grid_name(nx, ny, steps)));
 }
 
+// The copies add_exp must make: inputs in, result out, nothing else.
+void check_add_exp_copies(const trace::Traffic &t, int n, const AddExpInputs &in, const std::vector<float> &result) {
+  const std::size_t bytes = (std::size_t)n * sizeof(float);
+  COURSE_CHECK(expect(t.kernels >= 1, "add_exp launched no kernel on the device: the loop ran on the host. Put it in "
+                                      "a `target teams distribute parallel for` construct"));
+  COURSE_CHECK(expect(t.from_device(result.data(), bytes) == bytes,
+                      fmt("add_exp n=%.0f: %.0f of %.0f bytes of result were copied back from the device. Without "
+                          "map(from: result[0:n]) the answer stays in device memory; with only the pointer mapped, "
+                          "the kernel writes host memory directly, which the host device lets slip and a GPU "
+                          "faults on (or crawls through)",
+                          n, (double)t.from_device(result.data(), bytes), (double)bytes)));
+  COURSE_CHECK(expect(t.to_device(result.data(), bytes) == 0,
+                      fmt("add_exp n=%.0f: %.0f bytes of result were copied TO the device, but the kernel only writes "
+                          "it: map(from:) (C++ AMP's discard_data) saves that copy",
+                          n, (double)t.to_device(result.data(), bytes))));
+  for (const auto *v : {&in.first, &in.second}) {
+    const std::string name = v == &in.first ? "first" : "second";
+    COURSE_CHECK(expect(t.to_device(v->data(), bytes) == bytes,
+                        "add_exp: " + name +
+                            fmt(": %.0f of %.0f bytes were copied to the device; map it with map(to: ...[0:n]) "
+                                "(reading host memory through an unmapped pointer slips through on the host device, not "
+                                "on a GPU)",
+                                (double)t.to_device(v->data(), bytes), (double)bytes)));
+    COURSE_CHECK(expect(t.from_device(v->data(), bytes) == 0,
+                        "add_exp: " + name +
+                            fmt(" was copied back from the device (%.0f bytes) although the kernel never writes it: "
+                                "map(to:), not tofrom",
+                                (double)t.from_device(v->data(), bytes))));
+  }
+}
+
+// The copies matmul must make: A and B in, C out.
+void check_matmul_copies(const trace::Traffic &t, int n, const std::vector<float> &A, const std::vector<float> &B,
+                         const std::vector<float> &C) {
+  const std::size_t bytes = (std::size_t)n * n * sizeof(float);
+  COURSE_CHECK(expect(t.kernels >= 1, "matmul launched no kernel on the device: the loops ran on the host"));
+  COURSE_CHECK(expect(t.to_device(A.data(), bytes) == bytes && t.to_device(B.data(), bytes) == bytes,
+                      fmt("matmul n=%.0f: %.0f and %.0f of %.0f bytes of A and B were copied to the device: map(to: "
+                          "A[0:n*n], B[0:n*n])",
+                          n, (double)t.to_device(A.data(), bytes), (double)t.to_device(B.data(), bytes),
+                          (double)bytes)));
+  COURSE_CHECK(expect(t.from_device(C.data(), bytes) == bytes,
+                      fmt("matmul n=%.0f: %.0f of %.0f bytes of C were copied back from the device: map(from: "
+                          "C[0:n*n])",
+                          n, (double)t.from_device(C.data(), bytes), (double)bytes)));
+  COURSE_CHECK(expect(t.to_device(C.data(), bytes) == 0 && t.from_device(A.data(), bytes) == 0 &&
+                          t.from_device(B.data(), bytes) == 0,
+                      "matmul copies more than it needs: C is only written (map(from:)), A and B only read (map(to:))"));
+}
+
 }  // namespace
 
 // ---- correctness: add-exp -------------------------------------------------------
@@ -117,37 +181,12 @@ TEST_CASE("add_exp at prime n = 100003 (no multiple of any team size)", "[lesson
 TEST_CASE("add_exp at n = 4194304", "[lesson2][correctness]") { check_add_exp(1 << 22); }
 
 TEST_CASE("add_exp runs on the device and copies 2n floats in and n out", "[lesson2][correctness]") {
-  if (!tracing_or_fail()) return;
+  const bool watch = watching();
   const int n = 100003;
-  const std::size_t bytes = (std::size_t)n * sizeof(float);
   const AddExpInputs in(n);
   auto result = course_test::poisoned<float>((std::size_t)n);
   const auto t = trace::record([&] { lesson2::add_exp(n, in.first.data(), in.second.data(), result.data()); });
-  COURSE_CHECK(expect(t.kernels >= 1, "add_exp launched no kernel on the device: the loop ran on the host. Put it in "
-                                      "a `target teams distribute parallel for` construct"));
-  COURSE_CHECK(expect(t.from_device(result.data(), bytes) == bytes,
-                      fmt("add_exp n=%.0f: %.0f of %.0f bytes of result were copied back from the device. Without "
-                          "map(from: result[0:n]) the answer stays in device memory; with only the pointer mapped, "
-                          "the kernel writes host memory directly, which happens to work on the host device and "
-                          "fails on a GPU",
-                          n, (double)t.from_device(result.data(), bytes), (double)bytes)));
-  COURSE_CHECK(expect(t.to_device(result.data(), bytes) == 0,
-                      fmt("add_exp n=%.0f: %.0f bytes of result were copied TO the device, but the kernel only writes "
-                          "it: map(from:) (C++ AMP's discard_data) saves that copy",
-                          n, (double)t.to_device(result.data(), bytes))));
-  for (const auto *v : {&in.first, &in.second}) {
-    const char *name = v == &in.first ? "first" : "second";
-    COURSE_CHECK(expect(t.to_device(v->data(), bytes) == bytes,
-                        std::string("add_exp: ") + name +
-                            fmt(": %.0f of %.0f bytes were copied to the device; map it with map(to: ...[0:n]) "
-                                "(a kernel reading host memory through an unmapped pointer fails on a GPU)",
-                                (double)t.to_device(v->data(), bytes), (double)bytes)));
-    COURSE_CHECK(expect(t.from_device(v->data(), bytes) == 0,
-                        std::string("add_exp: ") + name +
-                            fmt(" was copied back from the device (%.0f bytes) although the kernel never writes it: "
-                                "map(to:), not tofrom",
-                                (double)t.from_device(v->data(), bytes))));
-  }
+  if (watch) check_add_exp_copies(t, n, in, result);
   const auto ref = course::baseline::add_exp_reference(n, in.first.data(), in.second.data());
   COURSE_CHECK(course::check_close<float>(result, ref, kAddExpTol, "add_exp n=100003 (traced run)"));
 }
@@ -160,26 +199,14 @@ TEST_CASE("matmul at n = 100 (not a multiple of 16 or 32)", "[lesson2][correctne
 TEST_CASE("matmul at n = 257", "[lesson2][correctness]") { check_matmul(257); }
 
 TEST_CASE("matmul runs on the device and copies A and B in and C out", "[lesson2][correctness]") {
-  if (!tracing_or_fail()) return;
+  const bool watch = watching();
   const int n = 96;
-  const std::size_t nn = (std::size_t)n * n, bytes = nn * sizeof(float);
+  const std::size_t nn = (std::size_t)n * n;
   const auto A = course::random_vector<float>(nn, course_test::seed(), -1.f, 1.f);
   const auto B = course::random_vector<float>(nn, course_test::seed() + 1, -1.f, 1.f);
   auto C = course_test::poisoned<float>(nn);
   const auto t = trace::record([&] { lesson2::matmul(n, A.data(), B.data(), C.data()); });
-  COURSE_CHECK(expect(t.kernels >= 1, "matmul launched no kernel on the device: the loops ran on the host"));
-  COURSE_CHECK(expect(t.to_device(A.data(), bytes) == bytes && t.to_device(B.data(), bytes) == bytes,
-                      fmt("matmul n=96: %.0f and %.0f of %.0f bytes of A and B were copied to the device: map(to: "
-                          "A[0:n*n], B[0:n*n])",
-                          (double)t.to_device(A.data(), bytes), (double)t.to_device(B.data(), bytes),
-                          (double)bytes)));
-  COURSE_CHECK(expect(t.from_device(C.data(), bytes) == bytes,
-                      fmt("matmul n=96: %.0f of %.0f bytes of C were copied back from the device: map(from: "
-                          "C[0:n*n])",
-                          (double)t.from_device(C.data(), bytes), (double)bytes)));
-  COURSE_CHECK(expect(t.to_device(C.data(), bytes) == 0 && t.from_device(A.data(), bytes) == 0 &&
-                          t.from_device(B.data(), bytes) == 0,
-                      "matmul copies more than it needs: C is only written (map(from:)), A and B only read (map(to:))"));
+  if (watch) check_matmul_copies(t, n, A, B, C);
   const auto ref = course::baseline::matmul_reference(n, A.data(), B.data());
   COURSE_CHECK(course::check_close<float>(C, ref, matmul_tol(n), "matmul n=96 (traced run)"));
 }
@@ -216,23 +243,25 @@ TEST_CASE("heat hands observe() the current grid every 7 steps (no stale host co
 }
 
 TEST_CASE("heat keeps both grids on the device between steps", "[lesson2][correctness]") {
-  if (!tracing_or_fail()) return;
+  const bool watch = watching();
   const int nx = 256, ny = 256, steps = 40, every = 10, observations = steps / every;
   const double grid_bytes = (double)nx * ny * sizeof(float);
   const auto u0 = heat_input(nx, ny);
   auto u = u0;
   const auto t = trace::record([&] { lesson2::heat(nx, ny, steps, u.data(), every, [](int, const float *) {}); });
-  const double in = t.total(true) / grid_bytes, out = t.total(false) / grid_bytes;
-  // Needed: u and the second grid in once (2), u out once plus one refresh per
-  // observation (1 + 4); one spare grid back is allowed for a different but
-  // sensible plan. Mapping every step moves 2 grids in and 1 out per step.
-  const double max_in = 2, max_out = observations + 2;
-  COURSE_CHECK(expect(t.kernels >= 1, "heat launched no kernel on the device: the steps ran on the host"));
-  COURSE_CHECK(expect(in <= max_in + 1e-9 && out <= max_out + 1e-9,
-                      fmt("heat 256 x 256, 40 steps, observed every 10: %.1f grids copied to the device and %.1f "
-                          "back (allowed: %.0f in, %.0f back). Keep both grids on the device in a `target data` "
-                          "region and copy back only what observe() and the caller need",
-                          in, out, max_in, max_out)));
+  if (watch) {
+    const double in = t.total(true) / grid_bytes, out = t.total(false) / grid_bytes;
+    // Needed: u and the second grid in once (2), u out once plus one refresh
+    // per observation (1 + 4); one spare grid back is allowed for a different
+    // but sensible plan. Mapping every step moves 2 grids in and 1 out per step.
+    const double max_in = 2, max_out = observations + 2;
+    COURSE_CHECK(expect(t.kernels >= 1, "heat launched no kernel on the device: the steps ran on the host"));
+    COURSE_CHECK(expect(in <= max_in + 1e-9 && out <= max_out + 1e-9,
+                        fmt("heat 256 x 256, 40 steps, observed every 10: %.1f grids copied to the device and %.1f "
+                            "back (allowed: %.0f in, %.0f back). Keep both grids on the device in a `target data` "
+                            "region and copy back only what observe() and the caller need",
+                            in, out, max_in, max_out)));
+  }
   const auto ref = course::baseline::heat_reference(nx, ny, steps, u0.data(), 0);
   COURSE_CHECK(course::check_close<float>(u, ref.final, kHeatTol, "heat 256 x 256, 40 steps (traced run)"));
 }

@@ -256,6 +256,7 @@ void heat_run(int nx, int steps, int reps, bool only_yours) {
                         [&](float *u) { base::heat_mapped_every_step(nx, ny, steps, u); }});
   variants.push_back({COURSE_KERNELS, [&](float *u) { lesson2::heat(nx, ny, steps, u); }});
   double base_ms = 0;
+  const bool traced = course::lesson2_trace::device_events();
   for (const auto &v : variants) {
     std::vector<float> u = u0;
     const auto traffic = course::lesson2_trace::record([&] { v.run(u.data()); });
@@ -269,7 +270,7 @@ void heat_run(int nx, int steps, int reps, bool only_yours) {
     char note[160];
     std::snprintf(note, sizeof note, "%.1f grids in, %.1f out, %ld kernels", traffic.total(true) / grid,
                   traffic.total(false) / grid, traffic.kernels);
-    std::string full = note;
+    std::string full = traced ? note : "copies not traced: the runtime reports no OMPT device events";
     if (base_ms > 0) full += "; " + times(base_ms / ms) + " vs mapped every step";
     if (base_ms == 0 && !only_yours) base_ms = ms;
     add_row("heat", v.name, size, ms, steps / (ms / 1e3), "steps/s", "", check.ok, full);

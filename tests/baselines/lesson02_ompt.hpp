@@ -8,7 +8,8 @@
 /// Include this header in exactly ONE source file of a program: it defines
 /// ompt_start_tool(), the function the OpenMP runtime looks for at start-up
 /// (a second definition fails to link, loudly). Setting OMP_TOOL=disabled in
-/// the environment switches the tool off; tracing_active() then says so.
+/// the environment switches the tool off; tracing_active() then says so, and
+/// device_events() says whether the offload runtime reports to it at all.
 #pragma once
 
 #include <omp-tools.h>
@@ -89,6 +90,24 @@ Traffic record(F &&f) {
   f();
   std::lock_guard<std::mutex> g(state().lock);
   return state().log;
+}
+
+/// True when the runtime really reports device events: a probe target
+/// region that maps 16 floats both ways must show one kernel and both copies.
+/// The tool can be active while the offload runtime stays silent (LLVM 19's
+/// CUDA plugin sent no events on an H200 node), so checks ask this first.
+inline bool device_events() {
+  static const bool ok = [] {
+    float probe[16] = {};
+    float *p = probe;
+    const Traffic t = record([&] {
+#pragma omp target map(tofrom : p[0:16])
+      p[0] += 1.f;
+    });
+    return t.kernels >= 1 && t.to_device(probe, sizeof probe) == sizeof probe &&
+           t.from_device(probe, sizeof probe) == sizeof probe;
+  }();
+  return ok;
 }
 
 namespace detail {
