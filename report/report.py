@@ -71,6 +71,8 @@ class Lesson:
     assume_ceiling: str = ""
     # an option through which the program takes the SGEMM GFLOP/s measured at its --n (lesson 5)
     sgemm_option: str = ""
+    # experiments without a baseline of their own use the lesson's at the same size (lesson 5's tile sweep)
+    shared_baseline: bool = False
 
 
 def _first_int(text):
@@ -147,7 +149,7 @@ LESSONS = {
             ("sweep", r"^tile 16$", "52 ms (CUDA article, tile 16)"),
             ("matmul", MAIN, "17 ms, 430x vs serial at 1024² (C++ AMP article, tiled)"),
         ],
-        sgemm_option="--sgemm"),
+        sgemm_option="--sgemm", shared_baseline=True),
     6: Lesson(
         6, "06-atomic-reductions", "global vs team-local atomics, reduction, histogram",
         args={"tiny": ["--n", "1000", "--slow-n", "1000", "--reps", "1"],
@@ -507,7 +509,7 @@ def annotate(rows, ceilings):
             r["pct_of_ceiling"] = pct
             # the experiment's own baseline, else the lesson's at the same size and unit (lesson 5's tile sweep)
             own = base.get(r["experiment"])
-            if not own:
+            if not own and lesson and lesson.shared_baseline:
                 own = [b for b in every_base if b["size"] == r["size"] and b["unit"] == r["unit"]]
             r["speedup_vs_baseline"] = speedup(r, own) if n != 0 else None
             r["article"] = article_for(r, lesson)
