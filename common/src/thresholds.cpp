@@ -16,8 +16,9 @@ const Threshold threshold_table[] = {
     // lesson 1: loop order + simd (single thread) times parallel threads.
     {"lesson1.matmul", 4.0, 4.0, Scaling::per_core_everywhere, 8},
     // lesson 2: naive offloaded matmul (copies included, n = 512) vs serial i-j-k, and resident heat grids vs
-    // mapping both every step (1024^2, 20 steps). Solution measured: matmul ~2x on 2 idle cores (the offload only
-    // adds threads there; 0.9-1.1x on the loaded 2-core host), 156x on an H200; heat 2.5-4.1x host, 9.4x H200.
+    // mapping both every step (1024^2, 20 steps). Solution measured: matmul 0.9-1.1x on the loaded 2-core host (the
+    // offload only adds threads there; lesson 1's parallel i-j-k: 2.04x on 2 idle cores), 156x on an H200;
+    // heat 2.5-4.1x host, 9.4x H200. See docs/results/lesson02-target-offload.md.
     {"lesson2.matmul", 0.35, 40.0, Scaling::per_core, 0},
     {"lesson2.heat", 1.2, 4.0, Scaling::fixed, 0},
     // lesson 3: simd vs the same device loop without it, n = 2^22 (PROVISIONAL, being calibrated).
