@@ -21,9 +21,13 @@ const Threshold threshold_table[] = {
     // heat 2.5-4.1x host, 9.4x H200. See docs/results/lesson02-target-offload.md.
     {"lesson2.matmul", 0.35, 40.0, Scaling::per_core, 0},
     {"lesson2.heat", 1.2, 4.0, Scaling::fixed, 0},
-    // lesson 3: simd vs the same device loop without it, n = 2^22 (PROVISIONAL, being calibrated).
-    {"lesson3.norm", 2.0, 0.9, Scaling::fixed},
-    {"lesson3.soft_clip", 1.1, 0.9, Scaling::fixed},
+    // lesson 3: simd vs the same device loop without it, n = 2^22 (host, timed by
+    // CPU time) / 2^26 (gpu). Solution on host, 23 runs under load: norm 1.6-5.1x
+    // (median 2.9x), soft clip 2.0-4.6x (median 3.0x); starter 1.0-1.1x. GPU: simd
+    // maps to nothing, so "no slower" with room for timing noise (the norm's PTX
+    // is identical; H200 at 2^22: 1.0x and 2.6x). docs/results/lesson03-simd.md.
+    {"lesson3.norm", 1.2, 0.9, Scaling::fixed},
+    {"lesson3.soft_clip", 1.3, 0.9, Scaling::fixed},
     // lesson 4: 8x8 register tile vs the naive collapse(2) offload, n = 512 host / 4096 gpu;
     // the solution measured 13-16x (2-core host) and 2.7x (H200): docs/results/lesson04-register-tiles.md.
     {"lesson4.register_tile", 5.0, 1.3, Scaling::fixed},

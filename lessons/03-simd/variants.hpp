@@ -18,6 +18,7 @@ inline float norm_simd(int n, const float *x) {
   return std::sqrt(sum);
 }
 
+// SNIPPET(aligned)
 /// norm_simd plus aligned(x : 16). The promise is about the address the
 /// device sees, not the host array: the host-offload device copies mapped
 /// arrays into memory aligned to 16 bytes only (measured; CUDA gives 256), so
@@ -28,6 +29,7 @@ inline float norm_simd_aligned(int n, const float *x) {
   for (int i = 0; i < n; ++i) sum += x[i] * x[i];
   return std::sqrt(sum);
 }
+// END SNIPPET
 
 #pragma omp declare target
 #pragma omp declare simd notinbranch
