@@ -215,13 +215,15 @@ function(course_add_catch_tests target source)
 endfunction()
 
 #[[ course_add_lesson(<N> <folder> SOURCES <files...> [DRIVER <main.cpp>])
-    Called from lessons/<folder>/CMakeLists.txt. Builds, for the track:
+    Called from <folder>/CMakeLists.txt, which exists (identical) in lessons/
+    and solutions/: the top-level CMakeLists.txt adds the student's copy in
+    the lessons track and the finished copy in the solutions track, both into
+    <build>/lessons/<folder>. Builds:
       lessonNN            the lesson's program (DRIVER + kernels)
       lessonNN_test       tests/lessonNN_*.cpp against the kernels
-    SOURCES are the files the student edits: taken from lessons/<folder> in
-    the student track and from solutions/<folder> in the solutions track.
-    The solutions track also builds the untouched starters' tests and
-    expects them to fail (test "lessonN: starter fails"). ]]
+    SOURCES are the files the student edits. The solutions track also builds
+    the untouched starters from lessons/<folder> and expects their tests to
+    fail (test "lessonN: starter fails"). ]]
 function(course_add_lesson number folder)
   cmake_parse_arguments(arg "" "DRIVER" "SOURCES" ${ARGN})
   string(LENGTH "${number}" _len)
@@ -238,14 +240,15 @@ function(course_add_lesson number folder)
 
   # Object libraries do not pass their objects on transitively: every program
   # names course_common itself.
-  # kernels(<name> <dir>): the lesson's sources from one folder, as objects.
+  # kernels(<name> <dir>): the lesson's sources from one folder, as objects;
+  # the folder's own headers come with them.
   macro(_course_kernels name dir)
     set(_srcs "")
     foreach(_s IN LISTS arg_SOURCES)
       list(APPEND _srcs "${dir}/${_s}")
     endforeach()
     add_library(${name} OBJECT ${_srcs})
-    target_include_directories(${name} PUBLIC "${lesson_dir}")
+    target_include_directories(${name} PUBLIC "${dir}")
     target_link_libraries(${name} PUBLIC course_common)
     course_offload(${name})
   endmacro()
@@ -257,29 +260,27 @@ function(course_add_lesson number folder)
     course_offload(${name})
   endmacro()
 
-  if(COURSE_TRACK STREQUAL "solutions")
-    set(_main_dir "${solution_dir}")
-  else()
-    set(_main_dir "${lesson_dir}")
-  endif()
-  _course_kernels(lesson${nn}_kernels "${_main_dir}")
-  _course_test_program(lesson${nn}_test lesson${nn}_kernels)
-  course_add_catch_tests(lesson${nn}_test "${_test_src}" PREFIX "lesson${number}: " LABELS "${COURSE_TRACK}")
-
   # The lesson's program. COURSE_KERNELS names whose kernels it runs, so its
   # rows say "yours", "solution" or "starter".
-  macro(_course_driver name kernels who)
-    add_executable(${name} "${lesson_dir}/${arg_DRIVER}")
+  macro(_course_driver name dir kernels who)
+    add_executable(${name} "${dir}/${arg_DRIVER}")
     target_link_libraries(${name} PRIVATE ${kernels} course_baselines course_common)
     target_compile_definitions(${name} PRIVATE COURSE_KERNELS="${who}")
     course_offload(${name})
   endmacro()
+
+  if(COURSE_TRACK STREQUAL "solutions")
+    set(_main_dir "${solution_dir}")
+    set(_who solution)
+  else()
+    set(_main_dir "${lesson_dir}")
+    set(_who yours)
+  endif()
+  _course_kernels(lesson${nn}_kernels "${_main_dir}")
+  _course_test_program(lesson${nn}_test lesson${nn}_kernels)
+  course_add_catch_tests(lesson${nn}_test "${_test_src}" PREFIX "lesson${number}: " LABELS "${COURSE_TRACK}")
   if(arg_DRIVER)
-    if(COURSE_TRACK STREQUAL "solutions")
-      _course_driver(lesson${nn} lesson${nn}_kernels solution)
-    else()
-      _course_driver(lesson${nn} lesson${nn}_kernels yours)
-    endif()
+    _course_driver(lesson${nn} "${_main_dir}" lesson${nn}_kernels ${_who})
   endif()
 
   if(COURSE_TRACK STREQUAL "solutions")
@@ -288,7 +289,7 @@ function(course_add_lesson number folder)
     _course_kernels(lesson${nn}_starter_kernels "${lesson_dir}")
     _course_test_program(lesson${nn}_starter_test lesson${nn}_starter_kernels)
     if(arg_DRIVER)
-      _course_driver(lesson${nn}_starter lesson${nn}_starter_kernels starter)
+      _course_driver(lesson${nn}_starter "${lesson_dir}" lesson${nn}_starter_kernels starter)
     endif()
     add_test(NAME "lesson${number}: starter fails"
              COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:lesson${nn}_starter_test>

@@ -13,8 +13,9 @@ and the solution (solutions/NN-topic/FILE) the same places:
     ... finished code ...
     // END SOLUTION
 
-Outside the blocks the two files must be identical line for line, and the
-blocks must carry the same ids in the same order. Exit status 0 when all
+The two folders hold the same files (README.md aside). Outside the blocks
+each pair must be identical line for line (files without blocks entirely),
+and the blocks must carry the same ids in the same order. Exit status 0 when all
 pairs agree, 1 with one line per problem otherwise.
 
     usage: check-blocks.py [REPO_ROOT] [--only NN]   (NN: a lesson folder prefix, e.g. 03)
@@ -70,28 +71,33 @@ def main():
         del args[i:i + 2]
     root = pathlib.Path(args[0] if args else pathlib.Path(__file__).resolve().parent.parent)
     problems, pairs = [], 0
-    for solution in sorted((root / "solutions").glob(only + "-*/*")):
-        if not solution.is_file():
-            continue
-        starter = root / "lessons" / solution.parent.name / solution.name
-        if not starter.is_file():
-            problems.append(f"{solution}: no starter {starter.relative_to(root)}")
-            continue
-        pairs += 1
-        a, pa = skeleton(starter, "starter")
-        b, pb = skeleton(solution, "solution")
-        problems += pa + pb
-        if not any(t.startswith("<<block") for _, t in b):
-            problems.append(f"{solution}: no SOLUTION(...) block")
-        for (na, ta), (nb, tb) in zip(a, b):
-            if ta != tb:
-                problems.append(f"{starter.relative_to(root)}:{na} and {solution.relative_to(root)}:{nb} differ "
-                                f"outside the marked blocks:\n    starter:  {ta.strip()}\n    solution: {tb.strip()}")
-                break
-        else:
-            if len(a) != len(b):
-                problems.append(f"{starter.relative_to(root)} and {solution.relative_to(root)}: "
-                                f"one has {abs(len(a) - len(b))} more unmarked lines at the end")
+    for sol_dir in sorted((root / "solutions").glob(only + "-*")):
+        les_dir = root / "lessons" / sol_dir.name
+        names = lambda d: {f.name for f in d.iterdir() if f.is_file() and f.name != "README.md"} if d.is_dir() else set()
+        sol_names, les_names = names(sol_dir), names(les_dir)
+        for missing in sorted(sol_names - les_names):
+            problems.append(f"solutions/{sol_dir.name}/{missing}: no lessons/{sol_dir.name}/{missing}")
+        for missing in sorted(les_names - sol_names):
+            problems.append(f"lessons/{sol_dir.name}/{missing}: no solutions/{sol_dir.name}/{missing} (the folders mirror each other)")
+        blocks = 0
+        for name in sorted(sol_names & les_names):
+            starter, solution = les_dir / name, sol_dir / name
+            pairs += 1
+            a, pa = skeleton(starter, "starter")
+            b, pb = skeleton(solution, "solution")
+            problems += pa + pb
+            blocks += sum(t.startswith("<<block") for _, t in b)
+            for (na, ta), (nb, tb) in zip(a, b):
+                if ta != tb:
+                    problems.append(f"{starter.relative_to(root)}:{na} and {solution.relative_to(root)}:{nb} differ "
+                                    f"outside the marked blocks:\n    starter:  {ta.strip()}\n    solution: {tb.strip()}")
+                    break
+            else:
+                if len(a) != len(b):
+                    problems.append(f"{starter.relative_to(root)} and {solution.relative_to(root)}: "
+                                    f"one has {abs(len(a) - len(b))} more unmarked lines at the end")
+        if blocks == 0:
+            problems.append(f"solutions/{sol_dir.name}: no SOLUTION(...) block in any file")
     if pairs == 0:
         problems.append(f"no solutions/NN-*/ files found under {root}")
     for p in problems:

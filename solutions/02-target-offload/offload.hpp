@@ -1,0 +1,47 @@
+/// @file lessons/02-target-offload/offload.hpp
+/// @brief Lesson 2 interface: three kernels you move to the offload device.
+///
+/// All pointers are ordinary host arrays. Each function copies what it needs
+/// to the device and the results back (map clauses), so a caller needs no
+/// OpenMP; a caller that already holds the arrays on the device (a `target
+/// data` region around the call) gets no copies, because the maps find the
+/// data present. That is how the lesson program times kernels alone.
+#pragma once
+
+#include <functional>
+
+namespace lesson2 {
+
+/// result[i] = first[i] + exp(second[i]) for i in [0, @p n), computed on the
+/// offload device (the C++ AMP article's VectorAddExpPointwise).
+///
+/// @p first and @p second are inputs; @p result is output only: its old
+/// contents must not matter (the tests fill it with NaN first), and it must
+/// hold the answer in host memory when the function returns.
+void add_exp(int n, const float *first, const float *second, float *result);
+
+/// C = A x B for @p n x @p n row-major float matrices, on the device, one
+/// device thread per element of C. Element (i, j) of M is M[i * n + j]. C is
+/// output only. This naive kernel is the baseline of lessons 4 and 5.
+void matmul(int n, const float *A, const float *B, float *C);
+
+/// The heat-diffusion coefficient alpha * dt / dx^2 (stable up to 0.25).
+inline constexpr float heat_alpha = 0.2f;
+
+/// Called by heat() with the HOST copy of the grid after @p step steps. The
+/// pointer is valid during the call only.
+using HeatObserver = std::function<void(int step, const float *grid)>;
+
+/// @p steps explicit heat-diffusion steps on the @p ny x @p nx grid @p u
+/// (row-major, u[y * nx + x]), on the device.
+///
+/// One step replaces every interior cell by
+/// `c + heat_alpha * (left + right + up + down - 4 c)`, all cells reading the
+/// previous step's values (Jacobi). Boundary cells (first and last row and
+/// column) are fixed. On return @p u holds the grid after all steps. When
+/// @p every > 0 and @p observe is set, observe(s, grid) is called after each
+/// step s that is a multiple of @p every, with the host's copy of that step's
+/// grid (the report asks for snapshots this way; the tests check them).
+void heat(int nx, int ny, int steps, float *u, int every = 0, const HeatObserver &observe = {});
+
+}  // namespace lesson2

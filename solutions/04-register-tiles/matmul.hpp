@@ -1,0 +1,60 @@
+/// @file lessons/04-register-tiles/matmul.hpp
+/// @brief Lesson 4 interface: an offloaded matmul in which every device thread
+///        computes a TM x TN block of C whose accumulators live in registers.
+#pragma once
+
+/// @def LESSON4_LANES
+/// Default of lesson4::lanes: 32 on GPU builds, 1 on the host device. A macro
+/// only so that it can be overridden for experiments (-DLESSON4_LANES=1).
+#ifndef LESSON4_LANES
+#ifdef COURSE_DEVICE_GPU
+#define LESSON4_LANES 32
+#else
+#define LESSON4_LANES 1
+#endif
+#endif
+
+namespace lesson4 {
+
+/// How far apart one thread's columns are, and how many neighbouring threads
+/// interleave their columns. On a GPU (32: the warp width) thread t of a group
+/// owns columns t, t + 32, t + 64, ... so when the 32 threads of a warp load
+/// "their column number c" together they read 32 neighbouring floats, one
+/// memory transaction. On a CPU (1) a thread's columns are contiguous, so the
+/// compiler can load and multiply them with vector instructions. Override at
+/// configure time to experiment: -DCMAKE_CXX_FLAGS=-DLESSON4_LANES=1.
+inline constexpr int lanes = LESSON4_LANES;
+
+/// C = A x B for @p n x @p n row-major float matrices, offloaded, with each
+/// device thread computing a @p TM x @p TN block ("register tile") of C.
+///
+/// Thread (ti, tj) owns rows ti*TM ... ti*TM + TM - 1 and TN columns spaced
+/// lesson4::lanes apart. Element (i, j) of a matrix M is M[i * n + j].
+/// The tile shape is a compile-time constant so that every loop over the tile
+/// can be fully unrolled and the tile's arrays become registers.
+///
+/// Maps A and B to and C from the device; when the caller already holds them in
+/// a `target data` region the maps find them present and only the kernel runs.
+/// C is output only (the tests fill it with NaN first). Correct for every
+/// n >= 1, including sizes that are not multiples of the tile.
+template <int TM, int TN>
+void matmul_tiled(int n, const float *A, const float *B, float *C);
+
+// The shapes the lesson program sweeps, instantiated in matmul.cpp.
+/// 1x1: one element per thread, lesson 2's naive kernel again (2 loads per multiply-add).
+extern template void matmul_tiled<1, 1>(int, const float *, const float *, float *);
+/// 2x2: 4 sums per thread, 1 load per multiply-add.
+extern template void matmul_tiled<2, 2>(int, const float *, const float *, float *);
+/// 4x4: 16 sums, 0.5 loads per multiply-add.
+extern template void matmul_tiled<4, 4>(int, const float *, const float *, float *);
+/// 8x8: 64 sums, 0.25 loads per multiply-add; the shape the speedup test grades.
+extern template void matmul_tiled<8, 8>(int, const float *, const float *, float *);
+/// 16x32: the Intel GFX article's ctile, 512 sums (2 KB): more than an NVIDIA thread's 255 registers.
+extern template void matmul_tiled<16, 32>(int, const float *, const float *, float *);
+
+/// Rows of the tile the speedup test grades (and lesson04 --only-yours runs).
+inline constexpr int graded_tm = 8;
+/// Columns of the graded tile.
+inline constexpr int graded_tn = 8;
+
+}  // namespace lesson4

@@ -1,0 +1,110 @@
+/// @file lessons/07-soa-vs-aos/nbody.hpp
+/// @brief Lesson 7 interface: an all-pairs N-body step on particles stored as
+///        an array of structures (Body, the article's layout) or as a
+///        structure of arrays (Particles, the layout you move to).
+///
+/// The physics follows the C++ AMP N-body sample: every body is pulled by
+/// every other body (softened gravity), then its velocity and position are
+/// advanced by one time step (symplectic Euler: velocity first, then the
+/// position with the new velocity). The sample used one PARTICLE_MASS for all
+/// bodies; here the mass sits in the fourth float of the position, as in
+/// NVIDIA's CUDA N-body sample, so total momentum is a real check.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <span>
+
+#include "course/data.hpp"
+
+namespace lesson7 {
+
+#pragma omp declare target
+/// Softening length squared: keeps the force finite when two bodies meet
+/// (and makes a body's pull on itself exactly zero, with no branch).
+inline constexpr float softening_squared = 1e-3f;
+/// Time step of one simulation step (the article's DELTA_TIME).
+inline constexpr float delta_time = 0.005f;
+/// Floating-point operations counted per body-body interaction: the CUDA
+/// samples' convention, used for every GFLOP/s figure in this lesson.
+inline constexpr double flops_per_interaction = 20.0;
+#pragma omp end declare target
+
+// SNIPPET(layouts)
+/// One body in the article's layout: a float4 position whose fourth float is
+/// the mass, and a float4 velocity whose fourth float is unused (32 bytes).
+struct Body {
+  float x, y, z, m;     ///< position and mass
+  float vx, vy, vz, pad;  ///< velocity; @c pad is unused (written as 0)
+};
+
+/// The same bodies as a structure of arrays: element i of every array
+/// belongs to body i, and each array is contiguous and 64-byte aligned.
+struct Particles {
+  course::aligned_vector<float> x, y, z, m, vx, vy, vz;  ///< one array per field
+
+  Particles() = default;
+  /// Seven arrays of @p n zeros.
+  explicit Particles(std::size_t n) { resize(n); }
+  /// Resizes every array to @p n elements (new elements are 0).
+  void resize(std::size_t n) {
+    for (auto *a : {&x, &y, &z, &m, &vx, &vy, &vz}) a->resize(n);
+  }
+  /// Number of bodies.
+  std::size_t size() const { return x.size(); }
+};
+// END SNIPPET
+
+#pragma omp declare target
+/// 1 / sqrt(@p d2). On NVIDIA GPUs this is the hardware approximation
+/// (rsqrt.approx, relative error below 2^-22), what the article's `rsqrt` and
+/// CUDA's `rsqrtf` compile to; an exact square root and a division would
+/// cost several times more. On the host device it is the exact expression.
+inline float inverse_sqrt(float d2) {
+#if defined(__NVPTX__)
+  return __nv_rsqrtf(d2);
+#else
+  return 1.0f / std::sqrt(d2);
+#endif
+}
+
+// SNIPPET(interaction)
+/// Adds the pull of body j (at @p xj, @p yj, @p zj, mass @p mj) on a body at
+/// (@p xi, @p yi, @p zi) to the acceleration (@p ax, @p ay, @p az): the
+/// article's bodybody_interaction. 20 flops by the CUDA samples' count.
+/// Every variant in this lesson calls it, so they differ only in layout.
+inline void bodybody_interaction(float xi, float yi, float zi, float xj, float yj, float zj, float mj, float &ax,
+                                 float &ay, float &az) {
+  const float dx = xj - xi, dy = yj - yi, dz = zj - zi;
+  const float d2 = dx * dx + dy * dy + dz * dz + softening_squared;
+  const float inv = inverse_sqrt(d2);
+  const float s = mj * (inv * inv * inv);  // m_j / (r^2 + eps^2)^(3/2)
+  ax += dx * s;
+  ay += dy * s;
+  az += dz * s;
+}
+// END SNIPPET
+#pragma omp end declare target
+
+/// Copies every body into the structure of arrays: p.x[i] = bodies[i].x and
+/// so on for all seven fields. Resizes @p p to bodies.size() first, and
+/// overwrites every element (the tests fill @p p with NaN beforehand).
+void to_soa(std::span<const Body> bodies, Particles &p);
+
+/// The reverse of to_soa(): writes all eight fields of bodies[i] from element
+/// i of @p p, with @c pad = 0. @p bodies must have p.size() elements.
+void to_aos(const Particles &p, std::span<Body> bodies);
+
+/// Advances @p bodies by @p steps steps on the offload device (steps = 0
+/// leaves them unchanged). Each step reads only the previous step's state
+/// (double buffering): for every body i,
+///   a_i  = sum over all j of bodybody_interaction(body i, body j)
+///   v_i += a_i * delta_time;  x_i += v_i * delta_time   (the new v_i)
+/// Masses and @c pad stay as they are (pad may be written as 0).
+void simulate(std::span<Body> bodies, int steps);
+
+/// The same simulation with the inner loop tiled through team-local memory
+/// (optional stretch, step 7.5). Must give the same result as simulate().
+void simulate_tiled(std::span<Body> bodies, int steps);
+
+}  // namespace lesson7
