@@ -57,30 +57,11 @@ void check_clip(int n) {
 // measured 0.9x to 16x by the wall clock, 1.6x to 5.1x by CPU time).
 // Interleaved and summarised like course::compare_interleaved. A GPU works
 // while this process waits, so there the wall clock is the measure.
-double cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 template <class FB, class FC>
 course::Comparison compare(FB &&baseline, FC &&candidate, int reps, int warmup) {
   if (course::device_info().is_gpu()) return course::compare_interleaved(baseline, candidate, reps, warmup);
   std::cout << "timing by process CPU time (host device: the kernels run on this process's threads)" << std::endl;
-  for (int i = 0; i < warmup; ++i) {
-    baseline();
-    candidate();
-  }
-  std::vector<double> tb, tc;
-  for (int i = 0; i < reps; ++i) {
-    double t0 = cpu_seconds();
-    baseline();
-    tb.push_back(cpu_seconds() - t0);
-    t0 = cpu_seconds();
-    candidate();
-    tc.push_back(cpu_seconds() - t0);
-  }
-  return {course::summarize(std::move(tb)), course::summarize(std::move(tc))};
+  return course::compare_interleaved(baseline, candidate, reps, warmup, course::Clock::process_cpu);
 }
 
 // Speedup sizes: on a CPU 2^22 floats = 16 MB per array, more than any core's

@@ -56,7 +56,7 @@ Verdict grade_speedup(const std::string &key, const std::string &label, const Co
   const bool faster = v.measured >= 1;
   const double factor = faster ? v.measured : (v.measured > 0 ? 1 / v.measured : 0);
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%s: %.1fx %s than baseline (needs >= %.1fx on %s, %s) [baseline %.3g ms, yours %.3g ms]",
+  std::snprintf(buf, sizeof buf, "%s: %.1fx %s than baseline (needs >= %.3gx on %s, %s) [baseline %.3g ms, yours %.3g ms]",
                 label.c_str(), factor, faster ? "faster" : "slower", v.required, d.device_class.c_str(),
                 where.c_str(), cmp.baseline.median * 1e3, cmp.candidate.median * 1e3);
   v.message = buf;

@@ -1,6 +1,8 @@
 // timing.cpp -- summaries of repeated timings (see course/timing.hpp).
 #include "course/timing.hpp"
 
+#include <ctime>
+
 namespace course {
 
 Timing summarize(std::vector<double> seconds) {
@@ -13,6 +15,12 @@ Timing summarize(std::vector<double> seconds) {
   t.max = seconds.back();
   t.runs = static_cast<int>(n);
   return t;
+}
+
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
 }  // namespace course

@@ -30,15 +30,6 @@ namespace {
 
 constexpr double u = 0x1p-24;  // unit roundoff of float
 
-// CPU time of this process. On the host-offload device the kernels run on
-// this process's threads, so CPU time is the work they did: unlike the wall
-// clock, other programs on a busy machine do not stretch it.
-double cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 struct Table {
   std::string experiment, size;
   double baseline_ms = 0, baseline_cpu_ms = 0;
@@ -55,9 +46,9 @@ struct Table {
       run();
     std::vector<double> wall, cpu;
     for (int k = 0; k < reps; ++k) {
-      const double c0 = cpu_seconds();
+      const double c0 = course::process_cpu_seconds();
       wall.push_back(course::time_once(run));
-      cpu.push_back(cpu_seconds() - c0);
+      cpu.push_back(course::process_cpu_seconds() - c0);
     }
     const auto t = course::summarize(wall);
     const double cpu_ms = course::summarize(cpu).median * 1e3;

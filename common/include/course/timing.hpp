@@ -17,9 +17,24 @@ struct Timing {
   int runs = 0;       ///< number of timed runs (warm-up runs excluded)
 };
 
-/// Seconds taken by one call of @p f (steady clock).
+/// What a timing measures.
+enum class Clock {
+  wall,         ///< elapsed time (steady clock): the default, and the only honest one for a GPU
+  process_cpu,  ///< CPU time of all this process's threads: the work done on the host
+                ///< device, which other programs on a busy machine cannot stretch
+};
+
+/// CPU seconds used so far by all threads of this process.
+double process_cpu_seconds();
+
+/// Seconds taken by one call of @p f, on @p clock.
 template <class F>
-double time_once(F &&f) {
+double time_once(F &&f, Clock clock = Clock::wall) {
+  if (clock == Clock::process_cpu) {
+    const double c0 = process_cpu_seconds();
+    f();
+    return process_cpu_seconds() - c0;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   f();
   const auto t1 = std::chrono::steady_clock::now();
@@ -50,17 +65,19 @@ struct Comparison {
 
 /// Times @p baseline and @p candidate interleaved, @p reps runs each, after
 /// @p warmup untimed runs of each. Interleaving means a burst of load from
-/// elsewhere on the machine hits both sides, not one.
+/// elsewhere on the machine hits both sides, not one. @p clock picks wall or
+/// process CPU time (see Clock).
 template <class FB, class FC>
-Comparison compare_interleaved(FB &&baseline, FC &&candidate, int reps = 5, int warmup = 1) {
+Comparison compare_interleaved(FB &&baseline, FC &&candidate, int reps = 5, int warmup = 1,
+                               Clock clock = Clock::wall) {
   for (int i = 0; i < warmup; ++i) {
     baseline();
     candidate();
   }
   std::vector<double> tb, tc;
   for (int i = 0; i < reps; ++i) {
-    tb.push_back(time_once(baseline));
-    tc.push_back(time_once(candidate));
+    tb.push_back(time_once(baseline, clock));
+    tc.push_back(time_once(candidate, clock));
   }
   return {summarize(std::move(tb)), summarize(std::move(tc))};
 }
