@@ -73,6 +73,8 @@ class Lesson:
     sgemm_option: str = ""
     # experiments without a baseline of their own use the lesson's at the same size (lesson 5's tile sweep)
     shared_baseline: bool = False
+    # rows that time a part of a call, not an alternative to the baseline: no speedup (lesson 2's copies)
+    parts: str = r"^$"
 
 
 def _first_int(text):
@@ -106,7 +108,7 @@ LESSONS = {
                        "--reps", "1"],
               "teach": ["--reps", "3"],
               "full": ["--reps", "5", "--shapes"]},
-        main=r"^(solution|yours|starter)(: kernel)?$",
+        main=r"^(solution|yours|starter)(: kernel)?$", parts=r": copy (in|out)$",
         articles=[
             ("matmul", r"^serial i-j-k", "7350 ms at 1024² (C++ AMP article)"),
             ("matmul", r"^(solution|yours)(: kernel)?$", "147x vs serial at 1024² (C++ AMP article, naive GPU matmul)"),
@@ -511,7 +513,8 @@ def annotate(rows, ceilings):
             own = base.get(r["experiment"])
             if not own and lesson and lesson.shared_baseline:
                 own = [b for b in every_base if b["size"] == r["size"] and b["unit"] == r["unit"]]
-            r["speedup_vs_baseline"] = speedup(r, own) if n != 0 else None
+            is_part = lesson and re.search(lesson.parts, r["variant"])
+            r["speedup_vs_baseline"] = speedup(r, own) if n != 0 and not is_part else None
             r["article"] = article_for(r, lesson)
             r["is_main"] = False
         # The kernel under test, one row per (experiment, size, role): the best where several match (lesson 8).
