@@ -14,6 +14,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402,F401
 
 DPI = 130
 COLORS = {"solution": "#1f77b4", "yours": "#1f77b4", "starter": "#d62728", "baseline": "#7f7f7f",
@@ -332,12 +333,14 @@ def access_patterns(rows, path, device_line):
                 p = sorted(pts[pat])
                 ax.plot([x for x, _ in p], [y for _, y in p], marker="o", label=pat)
         ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{int(v):,}"))
+        ax.tick_params(axis="x", labelrotation=45, labelsize=8)
         ax.set_yscale("log")
         ax.set_xlabel("threads in flight")
         ax.set_ylabel("GB/s (bytes read + written, log scale)")
         ax.set_title("Access patterns vs threads in flight (large image)")
         ax.grid(which="both", alpha=0.3)
-        ax.legend(fontsize=7, ncol=2)
+        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5), title="pattern", title_fontsize=7)
     if bars:
         ax = axes[k]
         sizes = sorted(bars, key=_size_key)
@@ -351,7 +354,7 @@ def access_patterns(rows, path, device_line):
         ax.set_xlabel("copy pattern (the OpenCL paper's nine)")
         ax.set_title("Nine access patterns, image copy")
         ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="best")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return _finish(fig, path, device_line)
 
