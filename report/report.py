@@ -179,7 +179,11 @@ LESSONS = {
         8, "08-access-patterns", "coalescing, vector width, threads in flight",
         args={"tiny": ["--small", "40,24", "--large", "100,50", "--sweep", "1,2", "--reps", "1"],
               "teach": ["--reps", "3"],
-              "full": ["--reps", "5"]},
+              "full": ["--reps", "5"],
+              # 16000x8000 copies in ~0.1 ms on an H200, where launch cost and
+              # clocks swing the result 3x; 32000x16000 (488 MiB) gave steady
+              # rows (docs/results/report-gpu.md).
+              "gpu_full": ["--reps", "20", "--large", "32000,16000"]},
         baseline=r"^Simple \(",
         main=r"\((solution|yours|starter)\)$", main_experiment=r"^nine patterns$",
         articles=[
