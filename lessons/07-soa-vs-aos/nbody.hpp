@@ -38,14 +38,26 @@ inline constexpr double flops_per_interaction = 20.0;
 /// One body in the article's layout: a float4 position whose fourth float is
 /// the mass, and a float4 velocity whose fourth float is unused (32 bytes).
 struct Body {
-  float x, y, z, m;     ///< position and mass
-  float vx, vy, vz, pad;  ///< velocity; @c pad is unused (written as 0)
+  float x;    ///< position, x
+  float y;    ///< position, y
+  float z;    ///< position, z
+  float m;    ///< mass
+  float vx;   ///< velocity, x
+  float vy;   ///< velocity, y
+  float vz;   ///< velocity, z
+  float pad;  ///< unused (written as 0): keeps the velocity a float4
 };
 
 /// The same bodies as a structure of arrays: element i of every array
 /// belongs to body i, and each array is contiguous and 64-byte aligned.
 struct Particles {
-  course::aligned_vector<float> x, y, z, m, vx, vy, vz;  ///< one array per field
+  course::aligned_vector<float> x;   ///< positions, x
+  course::aligned_vector<float> y;   ///< positions, y
+  course::aligned_vector<float> z;   ///< positions, z
+  course::aligned_vector<float> m;   ///< masses
+  course::aligned_vector<float> vx;  ///< velocities, x
+  course::aligned_vector<float> vy;  ///< velocities, y
+  course::aligned_vector<float> vz;  ///< velocities, z
 
   Particles() = default;
   /// Seven arrays of @p n zeros.
