@@ -133,9 +133,9 @@ def roofline(rows, ceilings, path, device_line, lessons, goals, device_class):
     placed = 0
     for r in sol:
         ai = _intensity(r)
-        if ai is None:
-            continue
         lesson = lessons.get(r["lesson"])
+        if ai is None or (lesson and lesson.host_only and device_class == "gpu"):
+            continue   # unknown intensity, or host threads that a GPU's roof says nothing about
         g = r["rate"] if r["unit"] == "GFLOP/s" else (lesson.to_gflops(r) if lesson and lesson.to_gflops else None)
         if not g:
             continue

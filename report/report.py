@@ -75,6 +75,10 @@ class Lesson:
     shared_baseline: bool = False
     # rows that time a part of a call, not an alternative to the baseline: no speedup (lesson 2's copies)
     parts: str = r"^$"
+    # the lesson runs on host threads in every build (lesson 1): no % of a GPU's ceiling
+    host_only: bool = False
+    # one more run of the kernel under test, per mode (e.g. "gpu_full"), for the 1024² headline table
+    extra_args: dict = field(default_factory=dict)
 
 
 def _first_int(text):
@@ -101,7 +105,8 @@ LESSONS = {
         articles=[
             ("matmul", r"serial i-j-k", "7350 ms (C++ AMP article); 5.12 s (Intel GFX article), 1024²"),
             ("matmul", r"parallel i-j-k", "2.689 s on 2 cores (Intel GFX article), 1024²"),
-        ]),
+        ],
+        host_only=True),
     2: Lesson(
         2, "02-target-offload", "target teams distribute parallel for, map, target data",
         args={"tiny": ["--vec-n", "1000", "--mm-n", "33", "--heat-n", "33", "--heat-steps", "3", "--bw-n", "4096",
@@ -133,6 +138,7 @@ LESSONS = {
               "full": ["--n", "1024", "--reps", "3"],
               "gpu_teach": ["--n", "2048", "--reps", "3"],
               "gpu_full": ["--n", "4096", "--reps", "5"]},
+        extra_args={m: ["--n", "1024", "--reps", "5", "--only-yours"] for m in ("gpu_teach", "gpu_full")},
         articles=[
             ("", r"16\s*[x×]\s*32", "TILE_M=TILE_K=16, TILE_N=32, under 4 KB per thread (Intel GFX article)"),
             ("", MAIN, "0.439 s for 1024² (Intel GFX article's offloaded matmul)"),
@@ -144,6 +150,7 @@ LESSONS = {
               "full": ["--n", "1024", "--reps", "3"],
               "gpu_teach": ["--n", "2048", "--reps", "3"],
               "gpu_full": ["--n", "4096", "--reps", "5"]},
+        extra_args={m: ["--n", "1024", "--reps", "5", "--only-yours"] for m in ("gpu_teach", "gpu_full")},
         articles=[
             ("sweep", r"^tile 2$", "3464 ms (CUDA article, tile 2)"),
             ("sweep", r"^tile 4$", "523 ms (CUDA article, tile 4)"),
@@ -444,11 +451,13 @@ def ceilings_from(rows):
     return c
 
 
-def ceiling_for(row, ceilings, lesson):
+def ceiling_for(row, ceilings, lesson, device_class="host"):
     """(ceiling name used, ceiling value, % of ceiling) for one row, or Nones."""
     name = row["ceiling"]
     if not name or row["lesson"] == 0 or row["rate"] <= 0:
         return None, None, None
+    if lesson and lesson.host_only and device_class == "gpu":
+        return "", None, None   # host threads against a GPU's roof would say nothing
     used = name
     if name == "sgemm" and "sgemm" not in ceilings:
         used = "fp32-peak"   # no vendor SGEMM on this device: compare with FP32 peak, and say so
@@ -498,7 +507,7 @@ def article_for(row, lesson):
     return "; ".join(texts)
 
 
-def annotate(rows, ceilings):
+def annotate(rows, ceilings, device_class="host"):
     by_lesson = {}
     for r in rows:
         by_lesson.setdefault(r["lesson"], []).append(r)
@@ -509,7 +518,7 @@ def annotate(rows, ceilings):
         for r in lrows:
             if not r["ceiling"] and lesson and lesson.assume_ceiling and r["rate"] > 0:
                 r["ceiling"] = lesson.assume_ceiling
-            used, value, pct = ceiling_for(r, ceilings, lesson)
+            used, value, pct = ceiling_for(r, ceilings, lesson, device_class)
             r["ceiling_used"] = used or ""
             r["ceiling_value"] = value
             r["pct_of_ceiling"] = pct
@@ -814,6 +823,10 @@ def main(argv):
         role = "solution" if track == "solutions" else "yours"
         steps.append(Step(f"lesson {n} {role}", prog, lesson_args(lesson, args.mode, device_gpu, False),
                           os.path.join(csvdir, f"lesson{n:02d}.csv"), n, role))
+        extra = lesson.extra_args.get(f"gpu_{args.mode}" if device_gpu else args.mode)
+        if extra:
+            steps.append(Step(f"lesson {n} {role}, extra size", prog, list(extra),
+                              os.path.join(csvdir, f"lesson{n:02d}-extra.csv"), n, role))
         if starter and not args.no_starters:
             steps.append(Step(f"lesson {n} starter", starter,
                               lesson_args(lesson, args.mode, device_gpu, True) + ["--only-yours"],
@@ -860,7 +873,7 @@ def main(argv):
             notes.append(f"cuBLAS SGEMM ceiling failed ({step.error}); matmul rows use fp32-peak")
 
     ceilings = ceilings_from(rows)
-    annotate(rows, ceilings)
+    annotate(rows, ceilings, info.get("device_class", "host"))
     device_line = first_device_line(os.path.join(logdir, "ceilings.log")) or "device: unknown"
     elapsed = time.monotonic() - t_start
 
@@ -900,7 +913,7 @@ def ceiling_args(mode, gpu):
 
 def sgemm_args(mode):
     # the sizes lesson 5 runs on a GPU, so its rows can quote the SGEMM at their own size
-    return {"tiny": ["--n", "256", "--reps", "3"], "teach": ["--n", "2048", "--reps", "10"],
+    return {"tiny": ["--n", "256", "--reps", "3", "--copy-n", str(1 << 16)], "teach": ["--n", "2048", "--reps", "10"],
             "full": ["--n", "4096", "--reps", "20"]}[mode]
 
 
@@ -950,6 +963,9 @@ def render(rows, ceilings, info, build, out, args, device_line, steps, failures,
             md.append("_The lesson program wrote no rows (see Failures)._\n")
             continue
         md.append(lesson_table(lrows) + "\n")
+        if lesson.host_only and info.get("device_class") == "gpu":
+            md.append("This lesson runs on the host CPU in every build: its rows are not compared with the GPU's "
+                      "ceilings.\n")
         goal = GPU_GOALS.get(n)
         if goal and info.get("device_class") == "gpu":
             md.append(f"Design goal on an H100/H200: the solution at ≥ {goal[1]} % of {goal[0]}.\n")
