@@ -34,23 +34,39 @@ T sum_impl(const T *x, std::size_t n, Launch launch) {
       // take every nth-th element of the block, so on a GPU neighbouring
       // threads read neighbouring elements (a warp's loads coalesce), and on
       // a CPU, where a team has one thread, each core streams its own block.
+      // The split needs nothing but the team's own thread count, so it is
+      // right whatever the runtime grants each team.
       const std::size_t teams = static_cast<std::size_t>(omp_get_num_teams());
       const std::size_t per_team = (n + teams - 1) / teams;
-      const std::size_t lo = static_cast<std::size_t>(omp_get_team_num()) * per_team;
-      const std::size_t hi = lo + per_team < n ? lo + per_team : n;
-      const std::size_t nth = static_cast<std::size_t>(omp_get_num_threads());
-      std::size_t i = lo + static_cast<std::size_t>(omp_get_thread_num());
-      // Four independent loads per step keep more bytes in flight per thread,
-      // which is what hides memory latency.
-      T a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-      for (; i + 3 * nth < hi; i += 4 * nth) {
-        a0 += x[i];
-        a1 += x[i + nth];
-        a2 += x[i + 2 * nth];
-        a3 += x[i + 3 * nth];
-      }
-      for (; i < hi; i += nth) a0 += x[i];
-      const T mine = (a0 + a1) + (a2 + a3);
+      const std::size_t start = static_cast<std::size_t>(omp_get_team_num()) * per_team;
+      const std::size_t lo = start < n ? start : n;
+      const std::size_t hi = n - lo > per_team ? lo + per_team : n;
+      // Eight independent loads per step keep more bytes in flight per
+      // thread, which is what hides memory latency; offsets inside the block
+      // are 32-bit when they fit, because on a GPU 64-bit index arithmetic
+      // costs extra instructions per load.
+      const auto block_sum = [](const T *b, auto len, auto i, auto step) {
+        T a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+        if (len > 7 * step) {
+          const auto end = len - 7 * step;
+          for (; i < end; i += 8 * step) {
+            a0 += b[i];
+            a1 += b[i + step];
+            a2 += b[i + 2 * step];
+            a3 += b[i + 3 * step];
+            a4 += b[i + 4 * step];
+            a5 += b[i + 5 * step];
+            a6 += b[i + 6 * step];
+            a7 += b[i + 7 * step];
+          }
+        }
+        for (; i < len; i += step) a0 += b[i];
+        return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
+      };
+      const unsigned tid = static_cast<unsigned>(omp_get_thread_num());
+      const unsigned nth = static_cast<unsigned>(omp_get_num_threads());
+      const T mine = hi - lo <= 0x7fffffffu ? block_sum(x + lo, static_cast<unsigned>(hi - lo), tid, nth)
+                                            : block_sum(x + lo, hi - lo, std::size_t{tid}, std::size_t{nth});
 #pragma omp atomic update
       team_total += mine;
     }  // implicit barrier: every thread's share is in team_total
