@@ -587,6 +587,10 @@ def lesson_table(lrows):
             pct = f"n/a ({r['ceiling_used']} not measured)" if r["ceiling_value"] is None else "n/a (unit)"
         rate = f"{fmt(r['rate'], 2)} {r['unit']}" if r["rate"] > 0 else ""
         sp = fmt(r["speedup_vs_baseline"], 1, "x") if r["speedup_vs_baseline"] else ""
+        if r["status"] != "PASS":
+            # A wrong answer has no rate worth showing: an unfinished starter that
+            # copies nothing would otherwise "reach" millions of GB/s.
+            rate, pct, sp = "(wrong result)", "", ""
         body.append([r["experiment"], r["variant"] + (" *(starter)*" if r["role"] == "starter" and
                                                      "starter" not in r["variant"] else ""),
                      r["size"], fmt(r["time_ms"], 2), rate, pct, sp, r["article"], status_of(r), r["note"]])
