@@ -92,6 +92,7 @@ int main(int argc, char **argv) {
   const auto &csv = cli.text("--csv", "", "append result rows to this CSV file");
   const auto &only_yours = cli.flag("--only-yours", "run only the lesson's kernels (" COURSE_KERNELS ")");
   cli.parse(argc, argv);
+  course::idle_threads_sleep();  // the CPU-time column must not count spinning idle threads
 
   std::printf("%s\n", course::device_banner().c_str());
   const int n = static_cast<int>(n_);
