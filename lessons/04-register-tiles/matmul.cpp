@@ -75,7 +75,7 @@ template void matmul_tiled<2, 2>(int, const float *, const float *, float *);
 template void matmul_tiled<4, 4>(int, const float *, const float *, float *);
 template void matmul_tiled<8, 8>(int, const float *, const float *, float *);
 // The Intel GFX article's ctile: 512 sums, 2 KB per thread. A GPU thread has at
-// most 255 registers, so expect spills here (README: "Reading the report").
+// most 255 registers, so expect spills here (README: "Reading the compiler's report").
 template void matmul_tiled<16, 32>(int, const float *, const float *, float *);
 
 }  // namespace lesson4

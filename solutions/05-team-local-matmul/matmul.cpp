@@ -1,6 +1,6 @@
 // Lesson 5 -- team-local memory: copy tiles of A and B into memory that all
 // threads of a team share (GPU shared memory), so that each value is read from
-// device memory once per tile instead of once per product. Four steps, each a
+// device memory once per tile instead of once per product. Three steps, each a
 // marked block below:
 //   5.1 tiles:    fill the team-local tiles cooperatively, whatever the
 //                 number of threads the runtime granted
