@@ -165,6 +165,14 @@ message(STATUS "Course: device ${_device} (${COURSE_DEVICE_CLASS}, ${COURSE_DEVI
 
 # --- 4. targets --------------------------------------------------------------
 
+# What every test runs with. MANDATORY: a kernel that would quietly fall back
+# to the host fails instead. LD_LIBRARY_PATH: LLVM 19's offload runtime finds
+# the host runtime for OMPT by dlopen("libomp.so") from libLLVM, whose RUNPATH
+# does not reach ${COURSE_LLVM_LIBDIR}; without it no OMPT tool ever hears of a
+# kernel or a copy (a fresh Debian 12 has libomp.so only there).
+set(COURSE_TEST_ENVIRONMENT "OMP_TARGET_OFFLOAD=MANDATORY"
+    "LD_LIBRARY_PATH=${COURSE_LLVM_LIBDIR}:$ENV{LD_LIBRARY_PATH}")
+
 # -Wno-pass-failed: clang 19 warns "loop not vectorized" wherever `omp simd`
 # cannot be honoured: always for NVIDIA (there the SIMD lanes are the threads)
 # and on the distribute loop of `... parallel for simd`. Lesson 3 teaches the
@@ -209,21 +217,19 @@ function(course_add_catch_tests target source)
     add_test(NAME "${arg_PREFIX}${_name}" COMMAND ${target} "${_name}")
     set_tests_properties("${arg_PREFIX}${_name}" PROPERTIES
       LABELS "${_taglist};${arg_LABELS}"
-      ENVIRONMENT "OMP_TARGET_OFFLOAD=MANDATORY"
+      ENVIRONMENT "${COURSE_TEST_ENVIRONMENT}"
       TIMEOUT ${COURSE_TEST_TIMEOUT})
   endforeach()
 endfunction()
 
 #[[ course_add_lesson(<N> <folder> SOURCES <files...> [DRIVER <main.cpp>])
-    Called from <folder>/CMakeLists.txt, which exists (identical) in lessons/
-    and solutions/: the top-level CMakeLists.txt adds the student's copy in
-    the lessons track and the finished copy in the solutions track, both into
-    <build>/lessons/<folder>. Builds:
+    Called from lessons/<folder>/CMakeLists.txt, the one copy of the lesson.
+    SOURCES are the files the student edits; solutions/<folder> holds their
+    finished copies (only those), which the solutions track swaps in. Builds:
       lessonNN            the lesson's program (DRIVER + kernels)
       lessonNN_test       tests/lessonNN_*.cpp against the kernels
-    SOURCES are the files the student edits. The solutions track also builds
-    the untouched starters from lessons/<folder> and expects their tests to
-    fail (test "lessonN: starter fails"). ]]
+    The solutions track also builds the untouched starters and expects their
+    tests to fail (test "lessonN: starter fails"). ]]
 function(course_add_lesson number folder)
   cmake_parse_arguments(arg "" "DRIVER" "SOURCES" ${ARGN})
   string(LENGTH "${number}" _len)
@@ -240,15 +246,20 @@ function(course_add_lesson number folder)
 
   # Object libraries do not pass their objects on transitively: every program
   # names course_common itself.
-  # kernels(<name> <dir>): the lesson's sources from one folder, as objects;
-  # the folder's own headers come with them.
+  # kernels(<name> <dir>): the student's files taken from <dir> (lessons/ or
+  # solutions/), as objects; headers always come from the lesson folder.
+  foreach(_s IN LISTS arg_SOURCES)
+    if(NOT EXISTS "${solution_dir}/${_s}")
+      message(FATAL_ERROR "lesson ${number}: solutions/${folder}/${_s} is missing (every file a student edits has its finished copy there)")
+    endif()
+  endforeach()
   macro(_course_kernels name dir)
     set(_srcs "")
     foreach(_s IN LISTS arg_SOURCES)
       list(APPEND _srcs "${dir}/${_s}")
     endforeach()
     add_library(${name} OBJECT ${_srcs})
-    target_include_directories(${name} PUBLIC "${dir}")
+    target_include_directories(${name} PUBLIC "${lesson_dir}")
     target_link_libraries(${name} PUBLIC course_common)
     course_offload(${name})
   endmacro()
@@ -270,17 +281,17 @@ function(course_add_lesson number folder)
   endmacro()
 
   if(COURSE_TRACK STREQUAL "solutions")
-    set(_main_dir "${solution_dir}")
+    set(_kernel_dir "${solution_dir}")
     set(_who solution)
   else()
-    set(_main_dir "${lesson_dir}")
+    set(_kernel_dir "${lesson_dir}")
     set(_who yours)
   endif()
-  _course_kernels(lesson${nn}_kernels "${_main_dir}")
+  _course_kernels(lesson${nn}_kernels "${_kernel_dir}")
   _course_test_program(lesson${nn}_test lesson${nn}_kernels)
   course_add_catch_tests(lesson${nn}_test "${_test_src}" PREFIX "lesson${number}: " LABELS "${COURSE_TRACK}")
   if(arg_DRIVER)
-    _course_driver(lesson${nn} "${_main_dir}" lesson${nn}_kernels ${_who})
+    _course_driver(lesson${nn} "${lesson_dir}" lesson${nn}_kernels ${_who})
   endif()
 
   if(COURSE_TRACK STREQUAL "solutions")
@@ -295,7 +306,7 @@ function(course_add_lesson number folder)
              COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:lesson${nn}_starter_test>
                      -P "${PROJECT_SOURCE_DIR}/cmake/expect-failure.cmake")
     set_tests_properties("lesson${number}: starter fails" PROPERTIES
-      LABELS "lesson${number};starter" ENVIRONMENT "OMP_TARGET_OFFLOAD=MANDATORY"
+      LABELS "lesson${number};starter" ENVIRONMENT "${COURSE_TEST_ENVIRONMENT}"
       TIMEOUT ${COURSE_TEST_TIMEOUT})
   endif()
 endfunction()

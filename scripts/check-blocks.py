@@ -13,9 +13,10 @@ and the solution (solutions/NN-topic/FILE) the same places:
     ... finished code ...
     // END SOLUTION
 
-The two folders hold the same files (README.md aside). Outside the blocks
-each pair must be identical line for line (files without blocks entirely),
-and the blocks must carry the same ids in the same order. Exit status 0 when all
+solutions/NN-topic holds only the files a student edits; each has its
+starter under lessons/NN-topic and is no byte copy of it. Outside the blocks
+each pair must be identical line for line, and the blocks must carry the same
+ids in the same order. Exit status 0 when all
 pairs agree, 1 with one line per problem otherwise.
 
     usage: check-blocks.py [REPO_ROOT] [--only NN]   (NN: a lesson folder prefix, e.g. 03)
@@ -73,15 +74,16 @@ def main():
     problems, pairs = [], 0
     for sol_dir in sorted((root / "solutions").glob(only + "-*")):
         les_dir = root / "lessons" / sol_dir.name
-        names = lambda d: {f.name for f in d.iterdir() if f.is_file() and f.name != "README.md"} if d.is_dir() else set()
+        names = lambda d: {f.name for f in d.iterdir() if f.is_file()} if d.is_dir() else set()
         sol_names, les_names = names(sol_dir), names(les_dir)
         for missing in sorted(sol_names - les_names):
-            problems.append(f"solutions/{sol_dir.name}/{missing}: no lessons/{sol_dir.name}/{missing}")
-        for missing in sorted(les_names - sol_names):
-            problems.append(f"lessons/{sol_dir.name}/{missing}: no solutions/{sol_dir.name}/{missing} (the folders mirror each other)")
+            problems.append(f"solutions/{sol_dir.name}/{missing}: no lessons/{sol_dir.name}/{missing} (solutions hold only finished copies of starter files)")
         blocks = 0
         for name in sorted(sol_names & les_names):
             starter, solution = les_dir / name, sol_dir / name
+            if starter.read_bytes() == solution.read_bytes():
+                problems.append(f"{solution.relative_to(root)} is a byte copy of {starter.relative_to(root)}: keep one copy, in lessons/")
+                continue
             pairs += 1
             a, pa = skeleton(starter, "starter")
             b, pb = skeleton(solution, "solution")

@@ -18,6 +18,17 @@
 #include "lesson02_ompt.hpp"  // defines this program's OMPT tool: include nowhere else
 #include "offload.hpp"
 
+// Speedup thresholds: this lesson's grading numbers, {host, gpu} (see course/grading.hpp).
+// Each is at most half of what the solution measured on that class.
+// lesson 2: naive offloaded matmul (copies included, n = 512) vs serial i-j-k, and resident heat grids vs
+// mapping both every step (1024^2, 20 steps). Solution measured: matmul 0.9-1.1x on the loaded 2-core host (the
+// offload only adds threads there; lesson 1's parallel i-j-k: 2.04x on 2 idle cores), 156x on an H200;
+// heat 2.5-4.1x host, 9.4x H200. See docs/results/lesson02-target-offload.md.
+namespace thresholds {
+constexpr course::Threshold kMatmul{"lesson2.matmul", 0.35, 40.0, course::Scaling::per_core, 0};
+constexpr course::Threshold kHeat{"lesson2.heat", 1.2, 4.0, course::Scaling::fixed, 0};
+}  // namespace thresholds
+
 namespace {
 
 namespace trace = course::lesson2_trace;
@@ -279,7 +290,7 @@ TEST_CASE("matmul on the device (copies included) is faster than the serial base
                                                [&] { lesson2::matmul(n, A.data(), B.data(), C1.data()); }, 5, 1);
   const auto ref = course::baseline::matmul_reference(n, A.data(), B.data());
   COURSE_CHECK(course::check_close<float>(C1, ref, matmul_tol(n), "matmul n=512 (speedup run)"));
-  COURSE_REQUIRE_SPEEDUP("lesson2.matmul", "lesson 2 matmul offload", cmp);
+  COURSE_REQUIRE_SPEEDUP(thresholds::kMatmul, "lesson 2 matmul offload", cmp);
 }
 
 TEST_CASE("heat with resident grids is faster than mapping them every step (1024 x 1024)", "[lesson2][speedup]") {
@@ -299,5 +310,5 @@ TEST_CASE("heat with resident grids is faster than mapping them every step (1024
       5, 1);
   const auto ref = course::baseline::heat_reference(nx, ny, steps, u0.data(), 0);
   COURSE_CHECK(course::check_close<float>(u_yours, ref.final, kHeatTol, "heat 1024 x 1024, 20 steps (speedup run)"));
-  COURSE_REQUIRE_SPEEDUP("lesson2.heat", "lesson 2 heat resident vs mapped", cmp);
+  COURSE_REQUIRE_SPEEDUP(thresholds::kHeat, "lesson 2 heat resident vs mapped", cmp);
 }

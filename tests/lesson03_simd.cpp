@@ -14,6 +14,18 @@
 #include "lesson03_simd.hpp"
 #include "simd.hpp"
 
+// Speedup thresholds: this lesson's grading numbers, {host, gpu} (see course/grading.hpp).
+// Each is at most half of what the solution measured on that class.
+// lesson 3: simd vs the same device loop without it, n = 2^22 (host, timed by
+// CPU time) / 2^26 (gpu). Solution on host, 23 runs under load: norm 1.6-5.1x
+// (median 2.9x), soft clip 2.0-4.6x (median 3.0x); starter 1.0-1.1x. GPU: simd
+// maps to nothing, so "no slower" with room for timing noise (the norm's PTX
+// is identical; H200 at 2^22: 1.0x and 2.6x). docs/results/lesson03-simd.md.
+namespace thresholds {
+constexpr course::Threshold kNorm{"lesson3.norm", 1.2, 0.9, course::Scaling::fixed, 0};
+constexpr course::Threshold kSoftClip{"lesson3.soft_clip", 1.3, 0.9, course::Scaling::fixed, 0};
+}  // namespace thresholds
+
 namespace {
 
 constexpr double u = 0x1p-24;  // unit roundoff of float
@@ -104,7 +116,7 @@ TEST_CASE("norm is faster than the device loop without simd at n = 2^22 (2^26 on
   COURSE_CHECK(course::check_scalar(yours, course::baseline::norm_reference(big, xp), norm_tolerance(big),
                                     "norm n=" + std::to_string(big) + " (speedup run)"));
   (void)base;
-  COURSE_REQUIRE_SPEEDUP("lesson3.norm", "lesson 3 norm", cmp);
+  COURSE_REQUIRE_SPEEDUP(thresholds::kNorm, "lesson 3 norm", cmp);
 }
 
 TEST_CASE("soft clip is faster than the double-precision device loop at n = 2^22 (2^26 on a GPU)", "[lesson3][speedup]") {
@@ -123,5 +135,5 @@ TEST_CASE("soft clip is faster than the double-precision device loop at n = 2^22
   lesson3::soft_clip_all(big, xp, y1p);
   COURSE_CHECK(course::check_close<float>(y1, course::baseline::soft_clip_reference(big, xp), clip_tolerance,
                                           "soft_clip_all n=" + std::to_string(big) + " (speedup run)"));
-  COURSE_REQUIRE_SPEEDUP("lesson3.soft_clip", "lesson 3 soft clip", cmp);
+  COURSE_REQUIRE_SPEEDUP(thresholds::kSoftClip, "lesson 3 soft clip", cmp);
 }

@@ -10,6 +10,14 @@
 #include "course_test.hpp"
 #include "matmul.hpp"
 
+// Speedup thresholds: this lesson's grading numbers, {host, gpu} (see course/grading.hpp).
+// Each is at most half of what the solution measured on that class.
+// lesson 4: 8x8 register tile vs the naive collapse(2) offload, n = 512 host / 4096 gpu;
+// the solution measured 13-16x (2-core host) and 2.7x (H200): docs/results/lesson04-register-tiles.md.
+namespace thresholds {
+constexpr course::Threshold kRegisterTile{"lesson4.register_tile", 5.0, 1.3, course::Scaling::fixed, 0};
+}  // namespace thresholds
+
 namespace {
 
 using Kernel = void (*)(int, const float *, const float *, float *);
@@ -72,5 +80,5 @@ TEST_CASE("tile 8x8 is faster than the naive offloaded matmul", "[lesson4][speed
   // A fast wrong answer earns nothing.
   const auto ref = course::baseline::matmul_reference(n, a, b);
   COURSE_CHECK(course::check_close<float>(C1, ref, tolerance(n), "tile 8x8 n=" + std::to_string(n) + " (speedup run)"));
-  COURSE_REQUIRE_SPEEDUP("lesson4.register_tile", "lesson 4 register tile 8x8", cmp);
+  COURSE_REQUIRE_SPEEDUP(thresholds::kRegisterTile, "lesson 4 register tile 8x8", cmp);
 }

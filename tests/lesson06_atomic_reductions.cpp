@@ -10,6 +10,19 @@
 #include "course_test.hpp"
 #include "lesson06_atomics.hpp"
 
+// Speedup thresholds: this lesson's grading numbers, {host, gpu} (see course/grading.hpp).
+// Each is at most half of what the solution measured on that class.
+// lesson 6: team-local partials vs one global atomic per element, n = 2^22 host, 2^26 gpu.
+// Solution measured (median; host = 2-core EPYC under load, gpu = H200): int 7x / 4.2x,
+// float 8.7x / 245x, double 8.3x / 175x, histogram 2.7x / 42x. GPU int atomics are fast;
+// on a loaded host the short team-local runs swing 10x, hence the margins.
+namespace thresholds {
+constexpr course::Threshold kSumInt{"lesson6.sum_int", 1.5, 1.5, course::Scaling::fixed, 0};
+constexpr course::Threshold kSumFloat{"lesson6.sum_float", 2.5, 25.0, course::Scaling::fixed, 0};
+constexpr course::Threshold kSumDouble{"lesson6.sum_double", 2.5, 25.0, course::Scaling::fixed, 0};
+constexpr course::Threshold kHistogram{"lesson6.histogram", 1.3, 5.0, course::Scaling::fixed, 0};
+}  // namespace thresholds
+
 namespace {
 
 namespace ref = course::baseline::lesson6;
@@ -97,7 +110,7 @@ const std::size_t speedup_n = std::size_t(1) << 22;
 #endif
 
 template <class T>
-void sum_speedup(const char *type, const char *key) {
+void sum_speedup(const char *type, const course::Threshold &key) {
   const auto x = ref::sum_input<T>(speedup_n, course_test::seed());
   T got = 0;
   const auto cmp = compare_on_device(
@@ -156,13 +169,13 @@ TEST_CASE("histograms of data that all fall in one bin", "[lesson6][correctness]
 }
 
 TEST_CASE("int sum is faster than one global atomic per element", "[lesson6][speedup]") {
-  sum_speedup<int>("int", "lesson6.sum_int");
+  sum_speedup<int>("int", thresholds::kSumInt);
 }
 TEST_CASE("float sum is faster than one global atomic per element", "[lesson6][speedup]") {
-  sum_speedup<float>("float", "lesson6.sum_float");
+  sum_speedup<float>("float", thresholds::kSumFloat);
 }
 TEST_CASE("double sum is faster than one global atomic per element", "[lesson6][speedup]") {
-  sum_speedup<double>("double", "lesson6.sum_double");
+  sum_speedup<double>("double", thresholds::kSumDouble);
 }
 
 TEST_CASE("histogram is faster than one global atomic per element", "[lesson6][speedup]") {
@@ -173,5 +186,5 @@ TEST_CASE("histogram is faster than one global atomic per element", "[lesson6][s
       [&] { lesson6::histogram(x.data(), x.size(), h1.data()); });
   COURSE_CHECK(course::check_equal<int>(h1, ref::histogram_reference(x.data(), x.size()),
                                         "histogram, n=" + std::to_string(speedup_n) + " (speedup run)"));
-  COURSE_REQUIRE_SPEEDUP("lesson6.histogram", "lesson 6 histogram", cmp);
+  COURSE_REQUIRE_SPEEDUP(thresholds::kHistogram, "lesson 6 histogram", cmp);
 }

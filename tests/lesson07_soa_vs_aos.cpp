@@ -12,6 +12,14 @@
 #include "lesson07_nbody.hpp"
 #include "nbody.hpp"
 
+// Speedup thresholds: this lesson's grading numbers, {host, gpu} (see course/grading.hpp).
+// Each is at most half of what the solution measured on that class.
+// lesson 7: SoA simulate (+ simd) vs the article's AoS kernel (n = 4096 host, 65536 gpu);
+// the solution measured 3.0-4.7x on the 2-core (busy) host, 1.8x on an H200.
+namespace thresholds {
+constexpr course::Threshold kSoa{"lesson7.soa", 1.5, 0.9, course::Scaling::fixed, 0};
+}  // namespace thresholds
+
 namespace {
 
 using lesson7::Body;
@@ -192,5 +200,5 @@ TEST_CASE("simulate (SoA) is faster than the AoS baseline", "[lesson7][speedup]"
       5, 1);
   // A fast wrong answer earns nothing.
   check_against_reference(yours, initial, steps, "simulate (speedup run)");
-  COURSE_REQUIRE_SPEEDUP("lesson7.soa", "lesson 7 SoA simulate", cmp);
+  COURSE_REQUIRE_SPEEDUP(thresholds::kSoa, "lesson 7 SoA simulate", cmp);
 }

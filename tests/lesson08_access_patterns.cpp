@@ -9,6 +9,15 @@
 #include "lesson08_access_patterns.hpp"
 #include "patterns.hpp"
 
+// Speedup thresholds: this lesson's grading numbers, {host, gpu} (see course/grading.hpp).
+// Each is at most half of what the solution measured on that class.
+// lesson 8: Row16 (vector rows) vs the strided Col16x16 copy on a large
+// image; solution measured 5.0-15.8x on host (4000^2, 2 threads, loaded
+// machine), 6.4x on an H200 (16000x8000).
+namespace thresholds {
+constexpr course::Threshold kRow16{"lesson8.row16", 2.0, 3.0, course::Scaling::fixed, 0};
+}  // namespace thresholds
+
 namespace {
 
 using lesson8::Image;
@@ -119,5 +128,5 @@ TEST_CASE("Row16 is faster than the strided Col16x16 baseline on a large image",
     got[i] = d1[i];
   }
   COURSE_CHECK(course::check_equal<std::uint8_t>(got, want, "Row16 " + std::to_string(W) + "x" + std::to_string(H) + " (speedup run)"));
-  COURSE_REQUIRE_SPEEDUP("lesson8.row16", "lesson 8 Row16 vs strided Col16x16", cmp);
+  COURSE_REQUIRE_SPEEDUP(thresholds::kRow16, "lesson 8 Row16 vs strided Col16x16", cmp);
 }

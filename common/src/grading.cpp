@@ -11,15 +11,6 @@
 
 namespace course {
 
-extern const Threshold threshold_table[];
-extern const int threshold_count;
-
-const Threshold &threshold(const std::string &key) {
-  for (int i = 0; i < threshold_count; ++i)
-    if (key == threshold_table[i].key) return threshold_table[i];
-  throw std::invalid_argument("no speedup threshold for '" + key + "' in common/src/thresholds.cpp");
-}
-
 double speedup_scale() {
   const char *s = std::getenv("COURSE_SPEEDUP_SCALE");
   if (!s) return 1.0;
@@ -31,8 +22,7 @@ double speedup_scale() {
   return v;
 }
 
-double required_speedup(const std::string &key) {
-  const auto &t = threshold(key);
+double required_speedup(const Threshold &t) {
   const auto &d = device_info();
   double req = d.is_gpu() ? t.gpu : t.host;
   if ((!d.is_gpu() && t.scaling == Scaling::per_core) || t.scaling == Scaling::per_core_everywhere) {
@@ -43,13 +33,13 @@ double required_speedup(const std::string &key) {
   return req * speedup_scale();
 }
 
-Verdict grade_speedup(const std::string &key, const std::string &label, const Comparison &cmp) {
+Verdict grade_speedup(const Threshold &t, const std::string &label, const Comparison &cmp) {
   Verdict v;
-  v.required = required_speedup(key);
+  v.required = required_speedup(t);
   v.measured = cmp.speedup();
   v.passed = v.measured >= v.required;
   const auto &d = device_info();
-  const bool threads_matter = !d.is_gpu() || threshold(key).scaling == Scaling::per_core_everywhere;
+  const bool threads_matter = !d.is_gpu() || t.scaling == Scaling::per_core_everywhere;
   const std::string where =
       threads_matter ? std::to_string(d.host_threads) + (d.host_threads == 1 ? " thread" : " threads")
                      : std::to_string(d.multiprocessors) + " SMs";

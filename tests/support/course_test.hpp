@@ -30,9 +30,9 @@
 
 /// Grades a speedup, prints the verdict line whether it passes or fails, and
 /// fails the test case when the measured speedup is below the threshold.
-#define COURSE_REQUIRE_SPEEDUP(key, label, comparison)                                    \
+#define COURSE_REQUIRE_SPEEDUP(threshold, label, comparison)                                 \
   do {                                                                                    \
-    const ::course::Verdict course_v_ = ::course::grade_speedup((key), (label), (comparison)); \
+    const ::course::Verdict course_v_ = ::course::grade_speedup((threshold), (label), (comparison)); \
     std::cout << course_v_.message << std::endl;                                          \
     if (!course_v_.passed) FAIL(course_v_.message);                                        \
     else SUCCEED(course_v_.message);                                                      \

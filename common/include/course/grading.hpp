@@ -28,15 +28,12 @@ struct Threshold {
   double max_threads = 0;  ///< scaled rows: cap on the threads counted (0: no cap)
 };
 
-/// The row for @p key; throws std::invalid_argument naming the key when absent.
-const Threshold &threshold(const std::string &key);
-
 /// COURSE_SPEEDUP_SCALE from the environment (default 1). A value that is not
 /// a positive number throws std::invalid_argument with a one-line message.
 double speedup_scale();
 
-/// Required speedup for @p key on this device class and machine, scaled.
-double required_speedup(const std::string &key);
+/// Required speedup for @p t on this device class and machine, scaled.
+double required_speedup(const Threshold &t);
 
 /// Outcome of one speedup grade.
 struct Verdict {
@@ -46,8 +43,8 @@ struct Verdict {
   std::string message;   ///< "lesson 3 simd: 5.2x faster than baseline (needs >= 3.0x on host, 2 threads)"
 };
 
-/// Grades @p cmp against the threshold for @p key. @p label names the kernel
-/// in the message, e.g. "lesson 3 simd".
-Verdict grade_speedup(const std::string &key, const std::string &label, const Comparison &cmp);
+/// Grades @p cmp against @p t. @p label names the kernel in the message,
+/// e.g. "lesson 3 simd".
+Verdict grade_speedup(const Threshold &t, const std::string &label, const Comparison &cmp);
 
 }  // namespace course
