@@ -12,12 +12,14 @@
 
 include_guard(GLOBAL)
 
-set(COURSE_DEVICE "auto" CACHE STRING "Where target regions run: host, nvptx or auto")
-set_property(CACHE COURSE_DEVICE PROPERTY STRINGS auto host nvptx)
+set(COURSE_DEVICE "auto" CACHE STRING "Where target regions run: host, nvptx, amdgcn or auto")
+set_property(CACHE COURSE_DEVICE PROPERTY STRINGS auto host nvptx amdgcn)
 set(COURSE_TRACK "lessons" CACHE STRING
     "Whose code the tests grade: lessons (the student's starters) or solutions")
 set_property(CACHE COURSE_TRACK PROPERTY STRINGS lessons solutions)
 set(COURSE_NVPTX_ARCH "" CACHE STRING "GPU architecture for nvptx, e.g. sm_90 (empty: ask nvptx-arch)")
+set(COURSE_AMDGCN_ARCH "" CACHE STRING "GPU architecture for amdgcn, e.g. gfx90a or gfx942 (empty: ask amdgpu-arch)")
+set(COURSE_AMDGCN_EXTRA_FLAGS "" CACHE STRING "Extra flags for amdgcn builds (e.g. --rocm-device-lib-path=...)")
 set(COURSE_CUDA_PATH "" CACHE PATH
     "CUDA installation for nvptx (needs bin/ptxas, include/cuda.h, nvvm/libdevice); empty: .deps/cuda, then /usr/local/cuda")
 set(COURSE_TEST_TIMEOUT 300 CACHE STRING "CTest timeout in seconds for each test")
@@ -28,77 +30,110 @@ function(_course_fail what fix)
 endfunction()
 
 # --- 1. the compiler ---------------------------------------------------------
+string(REGEX MATCH "^[0-9]+" COURSE_LLVM_MAJOR "${CMAKE_CXX_COMPILER_VERSION}")
 if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang" OR CMAKE_CXX_COMPILER_ID STREQUAL "AppleClang")
   _course_fail("The C++ compiler is ${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION} (${CMAKE_CXX_COMPILER}); this course needs LLVM clang >= 19 for OpenMP offload."
-    "run scripts/install-deps.sh, delete the build folder and configure with a preset (cmake --preset student), or pass -DCMAKE_CXX_COMPILER=clang++-19.")
+    "run scripts/install-deps.sh, delete the build folder and configure again (the presets then find the clang it installed), or pass -DCMAKE_CXX_COMPILER=clang++-19.")
 endif()
 if(CMAKE_CXX_COMPILER_VERSION VERSION_LESS 19)
   _course_fail("clang ${CMAKE_CXX_COMPILER_VERSION} is too old: the course needs clang >= 19 (offload driver and runtime it was measured with)."
-    "run scripts/install-deps.sh and configure with -DCMAKE_CXX_COMPILER=clang++-19 in a fresh build folder.")
+    "run scripts/install-deps.sh and configure again in a fresh build folder (or -DCMAKE_CXX_COMPILER=clang++-19).")
 endif()
 
 # The LLVM install the compiler belongs to: <prefix>/bin/clang++ -> <prefix>/lib.
 get_filename_component(_cxx_real "${CMAKE_CXX_COMPILER}" REALPATH)
 get_filename_component(_llvm_prefix "${_cxx_real}" DIRECTORY)
 get_filename_component(_llvm_prefix "${_llvm_prefix}" DIRECTORY)
-set(COURSE_LLVM_LIBDIR "${_llvm_prefix}/lib" CACHE PATH "LLVM library folder (libomptarget, device bitcode)")
+set(COURSE_LLVM_LIBDIR "${_llvm_prefix}/lib" CACHE PATH "LLVM library folder (libomptarget, device runtimes)")
+# Debian's package names for this LLVM, for the messages below.
+set(_pkg_tools "clang-tools-${COURSE_LLVM_MAJOR}")
+if(COURSE_LLVM_MAJOR GREATER_EQUAL 20)
+  set(_pkg_runtime "libomp-${COURSE_LLVM_MAJOR}-dev liboffload-${COURSE_LLVM_MAJOR}-dev")
+else()
+  set(_pkg_runtime "libomp-${COURSE_LLVM_MAJOR}-dev")
+endif()
 
 # --- 2. the offload runtime --------------------------------------------------
 find_library(COURSE_LIBOMPTARGET NAMES omptarget PATHS "${COURSE_LLVM_LIBDIR}" NO_DEFAULT_PATH)
 if(NOT COURSE_LIBOMPTARGET)
-  string(REGEX MATCH "^[0-9]+" CMAKE_CXX_COMPILER_VERSION_MAJOR "${CMAKE_CXX_COMPILER_VERSION}")
   _course_fail("No libomptarget in ${COURSE_LLVM_LIBDIR}: clang can compile target regions but nothing could run them."
-    "install LLVM's OpenMP offload runtime: apt-get install libomp-${CMAKE_CXX_COMPILER_VERSION_MAJOR}-dev (scripts/install-deps.sh does this).")
+    "install LLVM's OpenMP offload runtime: apt-get install ${_pkg_runtime} (scripts/install-deps.sh does this).")
 endif()
-string(REGEX MATCH "^[0-9]+" CMAKE_CXX_COMPILER_VERSION_MAJOR "${CMAKE_CXX_COMPILER_VERSION}")
+foreach(_tool clang-offload-packager clang-linker-wrapper)
+  if(NOT EXISTS "${_llvm_prefix}/bin/${_tool}")
+    _course_fail("${_llvm_prefix}/bin/${_tool} is missing: clang ${CMAKE_CXX_COMPILER_VERSION} cannot build any offload program without it."
+      "apt-get install ${_pkg_tools} (scripts/install-deps.sh does this), then configure again in a fresh build folder.")
+  endif()
+endforeach()
 
 # --- 3. the device -----------------------------------------------------------
-find_program(COURSE_NVPTX_ARCH_TOOL NAMES nvptx-arch PATHS "${_llvm_prefix}/bin" NO_DEFAULT_PATH)
+# nvptx-arch / amdgpu-arch list the GPUs of this machine (clang-tools-N).
 set(_detected_arch "")
-if(COURSE_NVPTX_ARCH_TOOL)
-  execute_process(COMMAND "${COURSE_NVPTX_ARCH_TOOL}" OUTPUT_VARIABLE _archs
-                  RESULT_VARIABLE _rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE TIMEOUT 30)
-  if(_rc EQUAL 0 AND _archs)
-    string(REGEX MATCH "sm_[0-9]+a?" _detected_arch "${_archs}")
+foreach(_probe_tool nvptx-arch amdgpu-arch)
+  find_program(_arch_tool_${_probe_tool} NAMES ${_probe_tool} PATHS "${_llvm_prefix}/bin" NO_DEFAULT_PATH)
+  if(_arch_tool_${_probe_tool} AND NOT _detected_arch)
+    execute_process(COMMAND "${_arch_tool_${_probe_tool}}" OUTPUT_VARIABLE _archs
+                    RESULT_VARIABLE _rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE TIMEOUT 30)
+    if(_rc EQUAL 0 AND _archs)
+      string(REGEX MATCH "(sm_[0-9]+a?|gfx[0-9a-f]+)" _detected_arch "${_archs}")
+    endif()
   endif()
-endif()
+endforeach()
 
 set(_device "${COURSE_DEVICE}")
 if(_device STREQUAL "auto")
-  if(_detected_arch OR COURSE_NVPTX_ARCH)
+  if(COURSE_NVPTX_ARCH OR _detected_arch MATCHES "^sm_")
     set(_device nvptx)
+  elseif(COURSE_AMDGCN_ARCH OR _detected_arch MATCHES "^gfx")
+    set(_device amdgcn)
   else()
     set(_device host)
   endif()
 endif()
-if(NOT _device MATCHES "^(host|nvptx)$")
+if(NOT _device MATCHES "^(host|nvptx|amdgcn)$")
   _course_fail("COURSE_DEVICE='${COURSE_DEVICE}' is not a device this course knows."
-    "use -DCOURSE_DEVICE=host, nvptx or auto (amdgcn is planned).")
+    "use -DCOURSE_DEVICE=host, nvptx, amdgcn or auto.")
 endif()
+
+# The device runtime of one GPU target: LLVM 19 keeps one bitcode file per
+# architecture (lib/libomptarget-<kind>-<arch>.bc, passed explicitly because
+# Debian's clang-19 does not look there); LLVM >= 20 keeps one per target
+# triple (lib/<triple>/libompdevice.a, which clang finds itself).
+function(_course_device_runtime kind triple arch out_flags)
+  set(_bc "${COURSE_LLVM_LIBDIR}/libomptarget-${kind}-${arch}.bc")
+  set(_a "${COURSE_LLVM_LIBDIR}/${triple}/libompdevice.a")
+  if(EXISTS "${_bc}")
+    set(${out_flags} "--libomptarget-${kind}-bc-path=${_bc}" PARENT_SCOPE)
+  elseif(EXISTS "${_a}" OR EXISTS "${COURSE_LLVM_LIBDIR}/libomptarget-${kind}.bc")
+    set(${out_flags} "" PARENT_SCOPE)
+  elseif(COURSE_LLVM_MAJOR LESS 20)
+    _course_fail("No OpenMP device runtime for ${arch}: ${_bc} does not exist."
+      "pick an architecture your LLVM ships (ls ${COURSE_LLVM_LIBDIR}/libomptarget-${kind}-*.bc) or apt-get install ${_pkg_runtime}.")
+  else()
+    _course_fail("No OpenMP device runtime for ${triple}: neither ${_a} nor ${_bc} exists."
+      "apt-get install ${_pkg_runtime} (scripts/install-deps.sh --llvm ${COURSE_LLVM_MAJOR} does this).")
+  endif()
+endfunction()
 
 set(COURSE_OFFLOAD_FLAGS -fopenmp)
 set(COURSE_OFFLOAD_LINK_FLAGS -fopenmp "-Wl,-rpath,${COURSE_LLVM_LIBDIR}")
+set(COURSE_DEVICE_ARCH "")
 if(_device STREQUAL "host")
   set(COURSE_DEVICE_CLASS host)
   set(COURSE_DEVICE_TRIPLE x86_64-unknown-linux-gnu)
-  list(APPEND COURSE_OFFLOAD_FLAGS -fopenmp-targets=${COURSE_DEVICE_TRIPLE})
-  list(APPEND COURSE_OFFLOAD_LINK_FLAGS -fopenmp-targets=${COURSE_DEVICE_TRIPLE})
-else()
+  set(_dev_flags -fopenmp-targets=${COURSE_DEVICE_TRIPLE})
+elseif(_device STREQUAL "nvptx")
   set(COURSE_DEVICE_CLASS gpu)
   set(COURSE_DEVICE_TRIPLE nvptx64-nvidia-cuda)
   set(_arch "${COURSE_NVPTX_ARCH}")
-  if(NOT _arch)
+  if(NOT _arch AND _detected_arch MATCHES "^sm_")
     set(_arch "${_detected_arch}")
   endif()
   if(NOT _arch)
-    _course_fail("COURSE_DEVICE=nvptx but no GPU architecture: nvptx-arch found no GPU here."
-      "name one, e.g. -DCOURSE_NVPTX_ARCH=sm_90 (H100/H200), sm_80 (A100), sm_89 (L4/RTX 40).")
+    _course_fail("COURSE_DEVICE=nvptx but no GPU architecture: nvptx-arch found no NVIDIA GPU here."
+      "name one, e.g. -DCOURSE_NVPTX_ARCH=sm_90 (H100/H200), sm_80 (A100), sm_89 (L4/RTX 40), sm_100 (B200, LLVM >= 20), sm_120 (RTX 50, LLVM >= 20).")
   endif()
-  set(_bc "${COURSE_LLVM_LIBDIR}/libomptarget-nvptx-${_arch}.bc")
-  if(NOT EXISTS "${_bc}")
-    _course_fail("No OpenMP device runtime bitcode for ${_arch}: ${_bc} does not exist."
-      "pick an architecture your LLVM ships (ls ${COURSE_LLVM_LIBDIR}/libomptarget-nvptx-*.bc) or install libomp-${CMAKE_CXX_COMPILER_VERSION_MAJOR}-dev.")
-  endif()
+  _course_device_runtime(nvptx ${COURSE_DEVICE_TRIPLE} ${_arch} _rt_flags)
 
   # A CUDA installation whose ptxas writes cubins this LLVM's runtime loads.
   set(_cuda "${COURSE_CUDA_PATH}")
@@ -112,7 +147,7 @@ else()
   endif()
   if(NOT _cuda OR NOT EXISTS "${_cuda}/bin/ptxas")
     _course_fail("COURSE_DEVICE=nvptx needs NVIDIA's ptxas and none was found (looked in ${COURSE_CUDA_PATH} .deps/cuda /usr/local/cuda)."
-      "run scripts/install-deps.sh --nvptx (unpacks a compatible ptxas into .deps/cuda), or pass -DCOURSE_CUDA_PATH=<CUDA 11.x-12.6>.")
+      "run scripts/install-deps.sh --nvptx (with LLVM 19 it unpacks a compatible ptxas into .deps/cuda), or pass -DCOURSE_CUDA_PATH=<CUDA>.")
   endif()
   execute_process(COMMAND "${_cuda}/bin/ptxas" --version OUTPUT_VARIABLE _ptxas_out RESULT_VARIABLE _rc ERROR_QUIET)
   string(REGEX MATCH "release ([0-9]+)\\.([0-9]+)" _ "${_ptxas_out}")
@@ -120,48 +155,88 @@ else()
   set(_ptxas_version "${CMAKE_MATCH_1}.${CMAKE_MATCH_2}")
   if(NOT _rc EQUAL 0 OR NOT _ptxas_major)
     _course_fail("${_cuda}/bin/ptxas does not run or prints no version."
-      "run scripts/install-deps.sh --nvptx, or pass -DCOURSE_CUDA_PATH=<a working CUDA 11.x-12.6>.")
+      "run scripts/install-deps.sh --nvptx, or pass -DCOURSE_CUDA_PATH=<a working CUDA>.")
   endif()
   if(_ptxas_major GREATER_EQUAL 13 AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 21.1.2)
     _course_fail("${_cuda}/bin/ptxas is CUDA ${_ptxas_version}: its cubins use an ELF layout (ABI version 8) that clang ${CMAKE_CXX_COMPILER_VERSION}'s offload runtime rejects at run time with \"No images found compatible with the installed hardware\" (fixed in LLVM 21.1.2, PR #159354)."
-      "run scripts/install-deps.sh --nvptx and reconfigure in a fresh build folder (it finds .deps/cuda), or pass -DCOURSE_CUDA_PATH=<CUDA 11.x-12.6>.")
+      "run scripts/install-deps.sh --nvptx and reconfigure in a fresh build folder (it finds .deps/cuda), pass -DCOURSE_CUDA_PATH=<CUDA 11.x-12.6>, or use LLVM >= 21.1.2 (scripts/install-deps.sh --llvm 21 on Debian 13).")
   endif()
   if(NOT EXISTS "${_cuda}/include/cuda.h")
-    _course_fail("${_cuda}/include/cuda.h is missing: clang reads the CUDA version there and, without it, emits PTX that ptxas ${_ptxas_version} refuses (\"Unsupported .version\")."
+    _course_fail("${_cuda}/include/cuda.h is missing: clang reads the CUDA version there and, without it, emits PTX that ptxas ${_ptxas_version} may refuse (\"Unsupported .version\")."
       "run scripts/install-deps.sh --nvptx, which writes .deps/cuda/include/cuda.h.")
   endif()
   set(COURSE_CUDA_PATH_USED "${_cuda}" CACHE INTERNAL "")
-  set(_nv --offload-arch=${_arch} -fopenmp-targets=${COURSE_DEVICE_TRIPLE}
-          --cuda-path=${_cuda} --libomptarget-nvptx-bc-path=${_bc})
-  list(APPEND COURSE_OFFLOAD_FLAGS ${_nv})
-  list(APPEND COURSE_OFFLOAD_LINK_FLAGS ${_nv})
-  set(COURSE_NVPTX_ARCH_USED "${_arch}")
+  set(COURSE_DEVICE_ARCH "${_arch}")
+  set(_dev_flags --offload-arch=${_arch} -fopenmp-targets=${COURSE_DEVICE_TRIPLE} --cuda-path=${_cuda} ${_rt_flags})
+else()
+  # AMD GPUs: compile-checked in CI (LLVM 21), never run here: no AMD GPU is lent.
+  set(COURSE_DEVICE_CLASS gpu)
+  set(COURSE_DEVICE_TRIPLE amdgcn-amd-amdhsa)
+  set(_arch "${COURSE_AMDGCN_ARCH}")
+  if(NOT _arch AND _detected_arch MATCHES "^gfx")
+    set(_arch "${_detected_arch}")
+  endif()
+  if(NOT _arch)
+    _course_fail("COURSE_DEVICE=amdgcn but no GPU architecture: amdgpu-arch found no AMD GPU here."
+      "name one, e.g. -DCOURSE_AMDGCN_ARCH=gfx90a (MI210/MI250), gfx942 (MI300).")
+  endif()
+  _course_device_runtime(amdgpu ${COURSE_DEVICE_TRIPLE} ${_arch} _rt_flags)
+  set(COURSE_DEVICE_ARCH "${_arch}")
+  # -nogpulib: no ROCm device library is installed; the lessons call only
+  # what LLVM's own device runtime provides.
+  set(_dev_flags --offload-arch=${_arch} -fopenmp-targets=${COURSE_DEVICE_TRIPLE} ${COURSE_AMDGCN_EXTRA_FLAGS} ${_rt_flags})
 endif()
+list(APPEND COURSE_OFFLOAD_FLAGS ${_dev_flags})
+list(APPEND COURSE_OFFLOAD_LINK_FLAGS ${_dev_flags})
 
-# Prove the flags work before building anything: compile and link a target region.
+# Prove the flags work before building anything: compile and link a target
+# region with exactly the flags every target gets (the compiler is called
+# directly, so nothing can drop them), check that the program carries device
+# code, and, on the host device, run it and require it to run off the host.
 set(_probe_dir "${CMAKE_BINARY_DIR}/CMakeFiles/course-probe")
-file(WRITE "${_probe_dir}/probe.cpp"
-  "#include <omp.h>\nint main() { int x = 0;\n#pragma omp target map(tofrom: x)\n x = 1;\n return x == 1 ? 0 : 1; }\n")
-string(REPLACE ";" " " _probe_flags "${COURSE_OFFLOAD_FLAGS}")
-string(REPLACE ";" " " _probe_link "${COURSE_OFFLOAD_LINK_FLAGS}")
-try_compile(_probe_ok "${_probe_dir}/build" "${_probe_dir}/probe.cpp"
-  CMAKE_FLAGS "-DCMAKE_CXX_FLAGS=${_probe_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${_probe_link}"
-  OUTPUT_VARIABLE _probe_out COPY_FILE "${_probe_dir}/probe")
-if(NOT _probe_ok)
+file(WRITE "${_probe_dir}/probe.cpp" [=[
+#include <omp.h>
+#include <cstdio>
+int main() {
+  int on_host = 1;
+#pragma omp target map(from : on_host)
+  on_host = omp_is_initial_device();
+  std::printf("%d\n", on_host);
+  return on_host ? 1 : 0;
+}
+]=])
+file(REMOVE "${_probe_dir}/probe")
+execute_process(
+  COMMAND "${CMAKE_CXX_COMPILER}" ${COURSE_OFFLOAD_FLAGS} "${_probe_dir}/probe.cpp" -o "${_probe_dir}/probe" ${COURSE_OFFLOAD_LINK_FLAGS}
+  RESULT_VARIABLE _rc OUTPUT_VARIABLE _probe_out ERROR_VARIABLE _probe_out TIMEOUT 300)
+if(NOT _rc EQUAL 0)
   string(REGEX MATCHALL "[^\n]*(error|Error)[^\n]*" _errs "${_probe_out}")
   string(REPLACE ";" "\n    " _errs "${_errs}")
-  _course_fail("An OpenMP offload test program for ${COURSE_DEVICE_TRIPLE} does not compile with ${COURSE_OFFLOAD_FLAGS}:\n    ${_errs}"
-    "run scripts/install-deps.sh (add --nvptx for GPUs) and reconfigure in a fresh build folder.")
+  set(_fix "run scripts/install-deps.sh (add --nvptx for NVIDIA GPUs) and reconfigure in a fresh build folder.")
+  if(_probe_out MATCHES "clang-offload-packager|clang-linker-wrapper|nvptx-arch")
+    set(_fix "apt-get install ${_pkg_tools} (it holds clang-offload-packager and clang-linker-wrapper; scripts/install-deps.sh installs it), then reconfigure in a fresh build folder.")
+  elseif(_probe_out MATCHES "ROCm device library|ld.lld")
+    set(_fix "the amdgcn build needs lld-${COURSE_LLVM_MAJOR}; apt-get install lld-${COURSE_LLVM_MAJOR}, or pass COURSE_AMDGCN_EXTRA_FLAGS.")
+  endif()
+  _course_fail("An OpenMP offload test program for ${COURSE_DEVICE_TRIPLE} does not build with ${CMAKE_CXX_COMPILER} ${COURSE_OFFLOAD_FLAGS}:\n    ${_errs}"
+    "${_fix}")
+endif()
+file(READ "${_probe_dir}/probe" _probe_bin HEX LIMIT 1)  # it exists
+file(STRINGS "${_probe_dir}/probe" _offload_marks REGEX "__tgt_|omp_offloading|llvm_offload" LIMIT_COUNT 1)
+if(NOT _offload_marks)
+  _course_fail("The offload test program built with ${COURSE_OFFLOAD_FLAGS} holds no device code: the flags did not reach the compiler."
+    "report this: cmake/Course.cmake builds the probe with the flags every lesson uses.")
 endif()
 if(COURSE_DEVICE_CLASS STREQUAL "host")
-  execute_process(COMMAND "${_probe_dir}/probe" RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_VARIABLE _err TIMEOUT 60)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env OMP_TARGET_OFFLOAD=MANDATORY "${_probe_dir}/probe"
+                  RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err TIMEOUT 60)
   if(NOT _rc EQUAL 0)
-    _course_fail("A target region compiled for the host-offload device does not run (${_rc}): ${_err}"
-      "check that ${COURSE_LIBOMPTARGET} and its plugins come from the same LLVM as ${CMAKE_CXX_COMPILER}; reinstall libomp-${CMAKE_CXX_COMPILER_VERSION_MAJOR}-dev.")
+    _course_fail("A target region compiled for the host-offload device did not run on it (exit ${_rc}, printed '${_out}'): ${_err}"
+      "check that ${COURSE_LIBOMPTARGET} comes from the same LLVM as ${CMAKE_CXX_COMPILER}; apt-get install --reinstall ${_pkg_runtime}.")
   endif()
 endif()
 
-message(STATUS "Course: device ${_device} (${COURSE_DEVICE_CLASS}, ${COURSE_DEVICE_TRIPLE}${COURSE_NVPTX_ARCH_USED}), track ${COURSE_TRACK}")
+message(STATUS "Course: device ${_device} (${COURSE_DEVICE_CLASS}, ${COURSE_DEVICE_TRIPLE} ${COURSE_DEVICE_ARCH}), clang ${CMAKE_CXX_COMPILER_VERSION}, track ${COURSE_TRACK}")
 
 # --- 4. targets --------------------------------------------------------------
 

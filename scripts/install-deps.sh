@@ -1,39 +1,65 @@
 #!/usr/bin/env bash
-# Installs the course toolchain: clang 19 with its OpenMP offload runtime,
-# CMake, Ninja, Catch2, Doxygen and what the report plots with. Idempotent:
-# run it as often as you like. Debian 12 and Ubuntu 24.04.
+# Installs the course toolchain: LLVM clang with its OpenMP offload runtime,
+# CMake, Ninja, Catch2, Doxygen, OpenBLAS and what the report plots with; then
+# proves that clang compiles AND runs a target region on the host-offload
+# device. Idempotent: run it as often as you like.
 #
-#   scripts/install-deps.sh            toolchain for the host-offload device
-#   scripts/install-deps.sh --nvptx    also a ptxas that clang 19's runtime can load
-#   scripts/install-deps.sh --slides   also marp-cli (npm) and Chromium for the slides
+#   scripts/install-deps.sh              LLVM 19 (Debian 12 and 13: from the main archive)
+#   scripts/install-deps.sh --llvm 21    LLVM 21 (Debian 13: from trixie-backports)
+#   scripts/install-deps.sh --nvptx      also a ptxas for NVIDIA GPUs that this LLVM can load
+#   scripts/install-deps.sh --slides     also marp-cli (npm) and Chromium for the slides
+#
+# Proven in clean Debian 12 and Debian 13 roots (scripts/clean-room.sh, run by
+# CI). Ubuntu 24.04 (LLVM 19) and 26.04 (LLVM 21) have the same package names
+# and are tried, but no run has proven them.
+#
+# The LLVM version chosen is written to .deps/llvm-version; CMake's presets
+# use that clang unless CXX or -DCMAKE_CXX_COMPILER says otherwise.
 #
 # Why --nvptx exists: CUDA 13's ptxas writes cubins that LLVM's offload
-# runtime reads only from LLVM 21.1.2 on (LLVM PR #159354); clang 19 rejects
-# them at run time. CUDA <= 12.6 works. We unpack one distribution package
-# (CUDA 11.8 on Debian 12, 12.0 on Ubuntu 24.04) into .deps/cuda under the
-# repository: no driver packages, nothing installed system-wide.
+# runtime reads only from LLVM 21.1.2 on (LLVM PR #159354). With LLVM 19 we
+# unpack one distribution package with an older ptxas (CUDA 11.8 on Debian
+# 12, 12.4 on Debian 13) into .deps/cuda; nothing is installed system-wide.
+# With LLVM 21 a CUDA 13 in /usr/local/cuda is used as it is.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 want_nvptx=0
 want_slides=0
-for arg in "$@"; do
-  case "$arg" in
+llvm=19
+while [ $# -gt 0 ]; do
+  case "$1" in
     --nvptx) want_nvptx=1 ;;
     --slides) want_slides=1 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "install-deps.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
+    --llvm) [ $# -ge 2 ] || { echo "install-deps.sh: --llvm needs a version (19 or 21)" >&2; exit 2; }
+            llvm=$2; shift ;;
+    --llvm=*) llvm=${1#*=} ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install-deps.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
+  shift
 done
+case "$llvm" in 19|21) ;; *) echo "install-deps.sh: --llvm must be 19 or 21, got '$llvm'" >&2; exit 2 ;; esac
 
 say() { echo "install-deps: $*"; }
 die() { echo "install-deps: error: $*" >&2; exit 1; }
 
-[ -r /etc/os-release ] || die "cannot read /etc/os-release; supported: Debian 12, Ubuntu 24.04"
+[ -r /etc/os-release ] || die "cannot read /etc/os-release; supported: Debian 12, Debian 13"
 . /etc/os-release
-case "${ID}:${VERSION_ID:-}" in
-  debian:12|ubuntu:24.04) ;;
-  *) say "warning: ${PRETTY_NAME:-this system} is not Debian 12 or Ubuntu 24.04; trying anyway" ;;
+system="${ID}:${VERSION_ID:-}"
+backports=""
+case "$system" in
+  debian:12)
+    [ "$llvm" = 19 ] || die "LLVM $llvm is not packaged for Debian 12 (bookworm has LLVM 19 with its offload runtime). Use Debian 13 for LLVM 21, or run without --llvm." ;;
+  debian:13)
+    [ "$llvm" = 21 ] && backports=trixie-backports ;;
+  ubuntu:24.04)
+    say "warning: Ubuntu 24.04 has the same packages but no clean-room run has proven it"
+    [ "$llvm" = 19 ] || die "LLVM $llvm is not packaged for Ubuntu 24.04; use LLVM 19 (no --llvm)" ;;
+  ubuntu:26.04)
+    say "warning: Ubuntu 26.04 has the same packages but no clean-room run has proven it" ;;
+  *)
+    say "warning: ${PRETTY_NAME:-this system} is not Debian 12 or 13; trying the Debian package names anyway" ;;
 esac
 
 sudo=""
@@ -42,33 +68,89 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo="sudo"
 fi
 export DEBIAN_FRONTEND=noninteractive
+apt_install() { $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null; }
 
-packages=(clang-19 libomp-19-dev cmake ninja-build catch2 doxygen python3 python3-matplotlib)
+# clang-tools-N holds clang-offload-packager, clang-linker-wrapper and
+# nvptx-arch: without it every offload compile fails. liboffload-N-dev holds
+# LLVM 21's offload runtime and device libraries (lib/<triple>/libompdevice.a).
+llvm_packages=("clang-$llvm" "clang-tools-$llvm" "libomp-$llvm-dev")
+[ "$llvm" -ge 20 ] && llvm_packages+=("liboffload-$llvm-dev")
+packages=(cmake ninja-build catch2 doxygen python3 python3-matplotlib libopenblas-dev)
 if [ "$want_slides" = 1 ]; then
   packages+=(chromium poppler-utils)
   # Keep a Node.js that is already there (e.g. from NodeSource): Debian's npm would conflict with it.
   command -v npm >/dev/null || packages+=(nodejs npm)
 fi
+[ "$want_nvptx" = 1 ] && packages+=(ca-certificates)
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-  say "installing: ${missing[*]}"
+missing() {
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+  done
+}
+mapfile -t need < <(missing "${packages[@]}")
+mapfile -t need_llvm < <(missing "${llvm_packages[@]}")
+if [ "${#need[@]}" -gt 0 ] || [ "${#need_llvm[@]}" -gt 0 ]; then
+  if [ -n "$backports" ]; then
+    # Only the LLVM packages come from backports (apt-get -t); the suite's
+    # low default priority keeps every other package on Debian 13's own.
+    list=/etc/apt/sources.list.d/course-trixie-backports.list
+    if ! grep -rqs "trixie-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+      say "enabling trixie-backports (for ${llvm_packages[*]}) in $list"
+      echo "deb http://deb.debian.org/debian trixie-backports main" | $sudo tee "$list" >/dev/null
+    fi
+  fi
+  say "installing: ${need[*]} ${need_llvm[*]}"
   $sudo apt-get update -qq || die "apt-get update failed"
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
-    || die "apt-get install ${missing[*]} failed"
+  [ "${#need[@]}" -eq 0 ] || apt_install "${need[@]}" || die "apt-get install ${need[*]} failed"
+  if [ "${#need_llvm[@]}" -gt 0 ]; then
+    apt_install ${backports:+-t "$backports"} "${need_llvm[@]}" \
+      || die "apt-get install ${need_llvm[*]}${backports:+ from $backports} failed"
+  fi
 else
-  say "toolchain packages already installed: ${packages[*]}"
+  say "packages already installed: ${packages[*]} ${llvm_packages[*]}"
 fi
-command -v clang++-19 >/dev/null || die "clang++-19 is not on PATH after installing clang-19"
-[ -e /usr/lib/llvm-19/lib/libomptarget.so ] || die "libomptarget is missing after installing libomp-19-dev"
-say "clang: $(clang++-19 --version | head -1)"
+
+cxx="clang++-$llvm"
+command -v "$cxx" >/dev/null || die "$cxx is not on PATH after installing clang-$llvm"
+libdir=$("$cxx" -print-file-name=libomptarget.so)
+[ -e "$libdir" ] || die "libomptarget.so is missing after installing libomp-$llvm-dev"
+libdir=$(dirname "$libdir")
+mkdir -p "$repo/.deps"
+echo "$llvm" > "$repo/.deps/llvm-version"
+say "clang: $("$cxx" --version | head -1) (recorded in .deps/llvm-version for CMake)"
+
+# The proof: a target region compiled for the host-offload device, run with
+# offloading mandatory, must run on a device that is not the host.
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+cat > "$probe/probe.cpp" <<'EOF'
+#include <omp.h>
+#include <cstdio>
+int main() {
+  int on_host = 1, devices = omp_get_num_devices();
+#pragma omp target map(from : on_host)
+  on_host = omp_is_initial_device();
+  std::printf("%d offload device(s); the target region ran on %s\n", devices, on_host ? "the host" : "an offload device");
+  return devices > 0 && !on_host ? 0 : 1;
+}
+EOF
+if ! "$cxx" -fopenmp -fopenmp-targets=x86_64-unknown-linux-gnu "$probe/probe.cpp" -o "$probe/probe" \
+     -Wl,-rpath,"$libdir" >"$probe/log" 2>&1; then
+  sed 's/^/  /' "$probe/log" >&2
+  die "$cxx cannot compile an OpenMP target region (is clang-tools-$llvm installed? it holds clang-offload-packager)"
+fi
+out=$(OMP_TARGET_OFFLOAD=MANDATORY "$probe/probe" 2>&1) || { echo "  $out" >&2; die "a target region compiled by $cxx does not run on the host-offload device"; }
+say "offload check: $out"
 
 if [ "$want_nvptx" = 1 ]; then
   prefix="$repo/.deps/cuda"
-  if [ -x "$prefix/bin/ptxas" ] && [ -f "$prefix/include/cuda.h" ] \
+  version=$("$cxx" -dumpversion)
+  if [ "$llvm" -ge 21 ] && [ -x /usr/local/cuda/bin/ptxas ] \
+     && [ "$(printf '%s\n' 21.1.2 "$version" | sort -V | head -1)" = 21.1.2 ]; then
+    say "nvptx: LLVM $version loads any ptxas's cubins; /usr/local/cuda ($(/usr/local/cuda/bin/ptxas --version | grep -o 'release [0-9.]*')) will be used"
+  elif [ -x "$prefix/bin/ptxas" ] && [ -f "$prefix/include/cuda.h" ] \
      && [ -f "$prefix/nvvm/libdevice/libdevice.10.bc" ]; then
     say "nvptx: $prefix already holds $("$prefix/bin/ptxas" --version | grep -o 'release [0-9.]*')"
   else
@@ -78,7 +160,7 @@ if [ "$want_nvptx" = 1 ]; then
       *) die "--nvptx knows Debian's and Ubuntu's nvidia-cuda-toolkit only; give configure -DCOURSE_CUDA_PATH=<CUDA <= 12.6> instead" ;;
     esac
     work=$(mktemp -d)
-    trap 'rm -rf "$work"' EXIT
+    trap 'rm -rf "$probe" "$work"' EXIT
     mkdir -p "$work/lists/partial" "$work/cache/archives/partial"
     echo "$line" > "$work/sources.list"
     # A private apt configuration: we only download, and leave the system's sources alone.
@@ -89,7 +171,7 @@ if [ "$want_nvptx" = 1 ]; then
     (cd "$work" && apt-get "${apt_opts[@]}" download nvidia-cuda-toolkit >/dev/null 2>&1) \
       || die "apt-get download nvidia-cuda-toolkit failed"
     dpkg -x "$work"/nvidia-cuda-toolkit_*.deb "$work/x"
-    version=$(dpkg-deb -f "$work"/nvidia-cuda-toolkit_*.deb Version)
+    pkgversion=$(dpkg-deb -f "$work"/nvidia-cuda-toolkit_*.deb Version)
     rm -rf "$prefix" && mkdir -p "$prefix/bin" "$prefix/nvvm/libdevice" "$prefix/include"
     for tool in ptxas nvlink fatbinary; do
       [ -x "$work/x/usr/bin/$tool" ] || die "the package has no usr/bin/$tool"
@@ -98,8 +180,8 @@ if [ "$want_nvptx" = 1 ]; then
     cp "$(find "$work/x" -name libdevice.10.bc | head -1)" "$prefix/nvvm/libdevice/"
     # clang reads the CUDA version from include/cuda.h; without it clang
     # assumes a newer CUDA and emits PTX this ptxas refuses.
-    major=${version%%.*}; major=${major##*:}
-    minor=${version#*.}; minor=${minor%%.*}
+    major=${pkgversion%%.*}; major=${major##*:}
+    minor=${pkgversion#*.}; minor=${minor%%.*}
     printf '/* Written by scripts/install-deps.sh: clang reads the CUDA version here. */\n#define CUDA_VERSION %d\n' \
       $((major * 1000 + minor * 10)) > "$prefix/include/cuda.h"
     say "nvptx: CUDA $major.$minor ptxas, nvlink, fatbinary and libdevice unpacked into $prefix"

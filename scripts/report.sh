@@ -67,7 +67,7 @@ if [ "$do_build" = 1 ]; then
   command -v ninja >/dev/null && gen=(-G Ninja)
   if [ ! -f "$build/CMakeCache.txt" ]; then
     echo "report.sh: configuring a release solutions build in $build (device ${device:-auto})"
-    cmake -S "$repo" -B "$build" "${gen[@]}" -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=Release \
+    cmake -S "$repo" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
       -DCOURSE_TRACK=solutions -DCOURSE_DEVICE="${device:-auto}" >"$build/report-configure.log" 2>&1 \
       || { tail -30 "$build/report-configure.log"; echo "report.sh: configure failed (log: $build/report-configure.log)" >&2; exit 1; }
   else

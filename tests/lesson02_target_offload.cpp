@@ -1,11 +1,22 @@
 // Lesson 2 tests -- target offload and data mapping. The three kernels must
 // give the right answers at awkward sizes, run on the device, and move exactly
-// the data they need: an OMPT tool (lesson02_ompt.hpp) watches every kernel
-// launch and every host <-> device copy, so a missing map(from:) fails here
-// even on the host-offload device, where a kernel that writes through an
-// unmapped pointer would otherwise still produce the right numbers. Speed:
-// the matmul against lesson 1's serial baseline, and resident heat data
-// against mapping both grids every step.
+// the data they need. Two independent witnesses:
+//  - device memory, on every device and runtime: the test maps the inputs
+//    and a poisoned output itself, then changes the host copies. A kernel
+//    that runs on the device works on the device copies (and its output comes
+//    back through the test's own `target exit data`); a loop left on the host
+//    reads the changed host inputs and its output is overwritten by the poison.
+//    The heat observer asks omp_target_is_present() whether the grids stay
+//    on the device between steps.
+//  - an OMPT tool (lesson02_ompt.hpp) counts launches, requested teams and
+//    every host <-> device copy, so a missing map(from:) fails even on the
+//    host-offload device, where a kernel that writes through an unmapped
+//    pointer would otherwise still produce the right numbers.
+// Speed: the matmul against lesson 1's serial baseline, and resident heat
+// data against mapping both grids every step.
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -62,12 +73,59 @@ bool watching() {
     why = "the offload runtime reports no kernel launches or copies to the OMPT tool";
   if (why.empty()) return true;
   if (gpu) {
-    WARN(why + "; the data-movement checks are skipped on this GPU runtime");
+    WARN(why + "; the copy counts are skipped on this GPU runtime (the device-memory tests still run)");
     return false;
   }
-  FAIL(why + "; on the host device this test cannot catch a missing map(from:) without it");
+  FAIL(why + "; on the host device this test cannot catch a missing map(from:) without it. Run the tests through "
+             "ctest, which sets LD_LIBRARY_PATH to LLVM's lib folder so the runtime finds libomp.so for OMPT");
   return false;
 }
+
+// Teams: `target parallel for` runs ONE team (one GPU multiprocessor's worth
+// of threads); `target teams distribute parallel for` asks for many. The tool
+// sees what each launch requested.
+void check_teams(const trace::Traffic &t, const std::string &what) {
+  for (unsigned teams : t.requested_teams)
+    COURSE_CHECK(expect(teams != 1, what + " launched a kernel that asked for exactly one team: `target parallel for` "
+                                           "keeps all the work in one team (one multiprocessor of a GPU). Use "
+                                           "`target teams distribute parallel for` (README, step 2.1)"));
+}
+
+// The device-memory witness. Maps @p inputs to the device and @p output
+// there as poison, then overwrites the host copies of the inputs with
+// @p host_value; runs @p call; brings the output back with the test's own
+// `target exit data`. Inside, the student's maps find everything present and
+// copy nothing, so only a kernel that read and wrote DEVICE memory gives the
+// right answer: a loop left on the host reads the changed host inputs and
+// its host output is overwritten by the device's poison.
+template <class Call>
+void with_device_copies(std::vector<const std::vector<float> *> inputs, std::vector<float> &output, Call &&call) {
+  std::vector<std::vector<float>> host_inputs;
+  for (const auto *v : inputs) host_inputs.push_back(*v);
+  float *out = output.data();
+  const std::size_t m = output.size();
+  course::poison(std::span<float>(output));
+  for (auto &h : host_inputs) {
+    float *p = h.data();
+    const std::size_t k = h.size();
+#pragma omp target enter data map(to : p[0:k])
+  }
+#pragma omp target enter data map(to : out[0:m])
+  for (auto &h : host_inputs) std::fill(h.begin(), h.end(), 0.f);  // the host copies now differ from the device's
+  std::vector<float *> ptrs;
+  for (auto &h : host_inputs) ptrs.push_back(h.data());
+  call(ptrs);
+#pragma omp target exit data map(from : out[0:m])
+  for (auto &h : host_inputs) {
+    float *p = h.data();
+    const std::size_t k = h.size();
+#pragma omp target exit data map(release : p[0:k])
+  }
+}
+
+const char *kDeviceMemoryHint =
+    " -- the kernel did not work on the device copies: the loop still runs on the host (put it in a `target teams "
+    "distribute parallel for`), or it reads and writes host memory through unmapped pointers. README, step 2.1";
 
 // ---- kernel 1: add-exp ------------------------------------------------------
 
@@ -197,9 +255,23 @@ TEST_CASE("add_exp runs on the device and copies 2n floats in and n out", "[less
   const AddExpInputs in(n);
   auto result = course_test::poisoned<float>((std::size_t)n);
   const auto t = trace::record([&] { lesson2::add_exp(n, in.first.data(), in.second.data(), result.data()); });
-  if (watch) check_add_exp_copies(t, n, in, result);
+  if (watch) {
+    check_add_exp_copies(t, n, in, result);
+    check_teams(t, "add_exp");
+  }
   const auto ref = course::baseline::add_exp_reference(n, in.first.data(), in.second.data());
   COURSE_CHECK(course::check_close<float>(result, ref, kAddExpTol, "add_exp n=100003 (traced run)"));
+}
+
+TEST_CASE("add_exp reads and writes device memory on every device without OMPT", "[lesson2][correctness]") {
+  const int n = 100003;
+  const AddExpInputs in(n);
+  std::vector<float> result((std::size_t)n);
+  with_device_copies({&in.first, &in.second}, result,
+                     [&](const std::vector<float *> &p) { lesson2::add_exp(n, p[0], p[1], result.data()); });
+  const auto ref = course::baseline::add_exp_reference(n, in.first.data(), in.second.data());
+  COURSE_CHECK(course::check_close<float>(result, ref, kAddExpTol,
+                                          std::string("add_exp n=100003 on device copies") + kDeviceMemoryHint));
 }
 
 // ---- correctness: matmul ----------------------------------------------------------
@@ -217,9 +289,24 @@ TEST_CASE("matmul runs on the device and copies A and B in and C out", "[lesson2
   const auto B = course::random_vector<float>(nn, course_test::seed() + 1, -1.f, 1.f);
   auto C = course_test::poisoned<float>(nn);
   const auto t = trace::record([&] { lesson2::matmul(n, A.data(), B.data(), C.data()); });
-  if (watch) check_matmul_copies(t, n, A, B, C);
+  if (watch) {
+    check_matmul_copies(t, n, A, B, C);
+    check_teams(t, "matmul");
+  }
   const auto ref = course::baseline::matmul_reference(n, A.data(), B.data());
   COURSE_CHECK(course::check_close<float>(C, ref, matmul_tol(n), "matmul n=96 (traced run)"));
+}
+
+TEST_CASE("matmul reads and writes device memory on every device without OMPT", "[lesson2][correctness]") {
+  const int n = 96;
+  const std::size_t nn = (std::size_t)n * n;
+  const auto A = course::random_vector<float>(nn, course_test::seed(), -1.f, 1.f);
+  const auto B = course::random_vector<float>(nn, course_test::seed() + 1, -1.f, 1.f);
+  std::vector<float> C(nn);
+  with_device_copies({&A, &B}, C, [&](const std::vector<float *> &p) { lesson2::matmul(n, p[0], p[1], C.data()); });
+  const auto ref = course::baseline::matmul_reference(n, A.data(), B.data());
+  COURSE_CHECK(course::check_close<float>(C, ref, matmul_tol(n),
+                                          std::string("matmul n=96 on device copies") + kDeviceMemoryHint));
 }
 
 // ---- correctness: heat ----------------------------------------------------------------
@@ -275,6 +362,26 @@ TEST_CASE("heat keeps both grids on the device between steps", "[lesson2][correc
   }
   const auto ref = course::baseline::heat_reference(nx, ny, steps, u0.data(), 0);
   COURSE_CHECK(course::check_close<float>(u, ref.final, kHeatTol, "heat 256 x 256, 40 steps (traced run)"));
+}
+
+TEST_CASE("heat holds the grid on the device whenever observe() runs on every device without OMPT",
+          "[lesson2][correctness]") {
+  // Between steps, a `target data` region keeps both grids present on the
+  // device; mapping them in every sweep() leaves nothing there in between.
+  const int nx = 64, ny = 48, steps = 12, every = 3;
+  const auto u0 = heat_input(nx, ny);
+  auto u = u0;
+  const int dev = omp_get_default_device();
+  int calls = 0, present = 0;
+  lesson2::heat(nx, ny, steps, u.data(), every, [&](int, const float *grid) {
+    ++calls;
+    present += omp_target_is_present(grid, dev) != 0;
+  });
+  COURSE_CHECK(expect(calls == steps / every && present == calls,
+                      fmt("heat 64 x 48, 12 steps, observed every 3: the current grid was on the device at %.0f of "
+                          "%.0f observations. Between steps both grids must stay on the device: wrap the step loop "
+                          "in a `target data` region that maps them (README, step 2.3)",
+                          present, calls)));
 }
 
 // ---- speedup ----------------------------------------------------------------------------

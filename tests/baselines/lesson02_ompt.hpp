@@ -32,6 +32,7 @@ struct Copy {
 /// What happened on the device while a piece of code ran.
 struct Traffic {
   long kernels = 0;          ///< kernels launched on an offload device
+  std::vector<unsigned> requested_teams;  ///< each launch's requested team count (1: no `teams`)
   std::vector<Copy> copies;  ///< every host <-> device copy, in order
 
   /// Bytes copied in direction @p to_device whose host side lies in [p, p + bytes).
@@ -94,8 +95,10 @@ Traffic record(F &&f) {
 
 /// True when the runtime really reports device events: a probe target
 /// region that maps 16 floats both ways must show one kernel and both copies.
-/// The tool can be active while the offload runtime stays silent (LLVM 19's
-/// CUDA plugin sent no events on an H200 node), so checks ask this first.
+/// The tool can be active while the offload runtime stays silent: LLVM 19's
+/// runtime finds the host runtime for OMPT by dlopen("libomp.so"), which
+/// fails unless LD_LIBRARY_PATH holds LLVM's lib folder (CTest sets it; the
+/// GPU runtime pack ships the link), so checks ask this first.
 inline bool device_events() {
   static const bool ok = [] {
     float probe[16] = {};
@@ -112,10 +115,11 @@ inline bool device_events() {
 
 namespace detail {
 
-inline void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *, ompt_id_t *, unsigned int) {
+inline void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *, ompt_id_t *, unsigned int requested_teams) {
   if (endpoint != ompt_scope_begin) return;
   std::lock_guard<std::mutex> g(state().lock);
   ++state().log.kernels;
+  state().log.requested_teams.push_back(requested_teams);
 }
 
 inline void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *, ompt_data_t *, ompt_id_t *,

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Runs a command of the README in a freshly made Debian root, as a new user's
+# machine would: nothing installed but a minimal base system. A development
+# machine keeps whatever was installed by hand; this does not.
+#
+#   scripts/clean-room.sh [options] [-- COMMAND]
+#     --dist bookworm|trixie   Debian 12 (default) or Debian 13
+#     --bind PATH              also bind PATH of this machine read-only into the
+#                              root at the same place (e.g. /usr/local/cuda for
+#                              compile-only GPU builds); may repeat
+#     --keep                   leave the root in place afterwards (its path is printed)
+#     --cache DIR              where bare roots are cached (default
+#                              $COURSE_CLEAN_ROOT_CACHE or /var/cache/course-clean-room)
+#     COMMAND                  run in the repository's copy inside the root, by bash
+#                              (default: the README's test command
+#                               scripts/install-deps.sh && cmake --workflow --preset solutions)
+#
+# What it does: makes a minimal root with debootstrap once per distribution
+# and caches it as a tarball; unpacks a fresh copy for each run; copies the
+# working tree in with `git archive` (tracked files, uncommitted edits
+# included, nothing untracked or ignored); mounts /proc, /sys and /dev; runs
+# COMMAND under chroot as root, logging to a file; unmounts everything and
+# removes the copy even when interrupted. Exit status: COMMAND's; 2 for bad
+# options; 3 when the root cannot be made. Needs root, debootstrap and
+# network access to deb.debian.org.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+dist=bookworm
+keep=0
+binds=()
+cache=${COURSE_CLEAN_ROOT_CACHE:-/var/cache/course-clean-room}
+cmd='scripts/install-deps.sh && cmake --workflow --preset solutions'
+mirror=${COURSE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { echo "clean-room: error: $*" >&2; exit "${2:-2}"; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dist) [ $# -ge 2 ] || die "--dist needs bookworm or trixie"; dist=$2; shift ;;
+    --dist=*) dist=${1#*=} ;;
+    --bind) [ $# -ge 2 ] || die "--bind needs a path"; binds+=("$2"); shift ;;
+    --keep) keep=1 ;;
+    --cache) [ $# -ge 2 ] || die "--cache needs a folder"; cache=$2; shift ;;
+    -h|--help) usage; exit 0 ;;
+    --) shift; [ $# -gt 0 ] && cmd="$*"; break ;;
+    *) die "unknown option '$1' (try --help)" ;;
+  esac
+  shift
+done
+case "$dist" in bookworm|trixie) ;; *) die "--dist must be bookworm (Debian 12) or trixie (Debian 13), got '$dist'" ;; esac
+[ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, mount and chroot)" 3
+command -v debootstrap >/dev/null || die "debootstrap is not installed: apt-get install debootstrap" 3
+for b in "${binds[@]}"; do [ -e "$b" ] || die "--bind $b: no such path"; done
+
+mkdir -p "$cache/work"
+base="$cache/$dist-minbase.tar"
+log_dir="$cache/logs"
+mkdir -p "$log_dir"
+stamp=$(date +%Y%m%d-%H%M%S)
+log="$log_dir/$dist-$stamp.log"
+
+# 1. The bare root, made once and cached: a root that was never touched.
+if [ ! -s "$base" ]; then
+  echo "clean-room: making a bare $dist root with debootstrap (once; cached in $base)"
+  tmp=$(mktemp -d "$cache/work/debootstrap-XXXXXX")
+  if ! debootstrap --variant=minbase "$dist" "$tmp" "$mirror" >"$log_dir/debootstrap-$dist.log" 2>&1; then
+    tail -5 "$log_dir/debootstrap-$dist.log" >&2
+    rm -rf "$tmp"
+    die "debootstrap $dist failed (log: $log_dir/debootstrap-$dist.log)" 3
+  fi
+  tar -C "$tmp" -cf "$base.part" . && mv "$base.part" "$base"
+  rm -rf "$tmp"
+fi
+
+# 2. A fresh copy for this run, and cleanup that runs however we leave.
+root=$(mktemp -d "$cache/work/$dist-XXXXXX")
+mounted=()
+cleanup() {
+  local rc=$?
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
+  if [ "$keep" = 1 ]; then
+    echo "clean-room: root kept at $root"
+  else
+    # Only delete once nothing is mounted below the root any more.
+    if ! grep -q " $root/" /proc/mounts; then rm -rf "$root"; else echo "clean-room: warning: mounts left under $root" >&2; fi
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+tar -C "$root" -xf "$base"
+
+# 3. The working tree as git would ship it (uncommitted edits of tracked files included).
+tree=$(git -C "$repo" stash create 2>/dev/null || true)
+[ -n "$tree" ] || tree=HEAD
+mkdir -p "$root/root/course"
+git -C "$repo" archive --format=tar "$tree" | tar -C "$root/root/course" -xf -
+commit=$(git -C "$repo" rev-parse --short HEAD)
+
+# 4. What a booted system would have.
+mnt() { mkdir -p "$2"; mount "${@:3}" "$1" "$2"; mounted+=("$2"); }
+mnt proc "$root/proc" -t proc
+mnt sysfs "$root/sys" -t sysfs
+mnt /dev "$root/dev" --bind
+mnt devpts "$root/dev/pts" -t devpts
+for b in "${binds[@]}"; do
+  real=$(readlink -f "$b")
+  mnt "$real" "$root$real" --bind -o ro
+  mount -o remount,bind,ro "$root$real" 2>/dev/null || true
+  [ "$real" = "$b" ] || { mkdir -p "$(dirname "$root$b")"; ln -sfn "$real" "$root$b"; }
+done
+cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+
+echo "clean-room: $dist root $root, tree $commit$([ "$tree" = HEAD ] || echo ' + uncommitted edits'), log $log"
+echo "clean-room: running: $cmd"
+t0=$SECONDS
+set +e
+chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
+  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin CI="${CI:-}" \
+  /bin/bash -c "cd /root/course && { $cmd; }" >"$log" 2>&1
+rc=$?
+set -e
+if [ "$rc" -eq 0 ]; then
+  echo "clean-room: PASS on $dist in $((SECONDS - t0)) s (log: $log)"
+else
+  tail -40 "$log"
+  echo "clean-room: FAIL (exit $rc) on $dist after $((SECONDS - t0)) s; the whole log: $log" >&2
+fi
+exit "$rc"
