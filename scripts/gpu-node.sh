@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
-# Runs a command on a GPU node that has the NVIDIA driver but no LLVM 19, with
-# the offload runtime packed on the build machine (see docs/results/README.md):
+# Runs a course program on a GPU node that has the NVIDIA driver but no LLVM,
+# with the offload runtime packed on the build machine:
 #
-#   build machine:  ../shared/gpu/pack-llvm-runtime.sh rt.tar.xz   (or any copy of it)
+#   build machine:  scripts/pack-llvm-runtime.sh rt.tar.xz
 #   GPU node:       scripts/gpu-node.sh rt.tar.xz build-nvptx/tests/offload_smoke
 #
-# It unpacks the runtime once into $COURSE_RT_DIR (default /tmp/course-rt),
-# puts it on LD_LIBRARY_PATH, sets OMP_TARGET_OFFLOAD=MANDATORY so a kernel
-# that cannot run on the GPU fails instead of quietly running on the CPU,
-# and runs the command.
+# It unpacks the runtime once into $COURSE_RT_DIR (default /tmp/course-rt-<pack
+# checksum>), puts it on LD_LIBRARY_PATH, sets OMP_TARGET_OFFLOAD=MANDATORY so
+# a kernel that cannot run on the GPU fails instead of quietly running on the
+# CPU, and runs the command. A pack made with --with-libc (a build from a
+# newer system than the node) brings its own ld-linux: the program is started
+# through it, with the pack first and the node's driver folder after it.
 set -euo pipefail
 pack=${1:?usage: gpu-node.sh RUNTIME.tar.xz COMMAND [ARGS...]}
 shift
 [ $# -gt 0 ] || { echo "gpu-node.sh: no command given" >&2; exit 2; }
 [ -f "$pack" ] || { echo "gpu-node.sh: runtime pack '$pack' not found" >&2; exit 2; }
-rt=${COURSE_RT_DIR:-/tmp/course-rt}
+rt=${COURSE_RT_DIR:-/tmp/course-rt-$(cksum < "$pack" | cut -d' ' -f1)}
 if [ ! -d "$rt/llvm-rt" ]; then
   mkdir -p "$rt" && tar xJf "$pack" -C "$rt"
 fi
-export LD_LIBRARY_PATH="$rt/llvm-rt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export OMP_TARGET_OFFLOAD=MANDATORY
+if [ -x "$rt/llvm-rt/ld-linux-x86-64.so.2" ]; then
+  driver=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF; exit}')
+  driver_dir=${driver:+$(dirname "$driver")}
+  exec "$rt/llvm-rt/ld-linux-x86-64.so.2" --library-path "$rt/llvm-rt${driver_dir:+:$driver_dir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"
+fi
+export LD_LIBRARY_PATH="$rt/llvm-rt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 exec "$@"
