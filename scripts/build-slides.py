@@ -75,9 +75,11 @@ def region(path, kind, name):
 
 
 def dedent(lines):
-    indents = [len(l) - len(l.lstrip()) for l in lines if l.strip()]
+    """Removes the region's common indent; pragmas (written at column 0 in
+    indented code) do not count, and lose what indent they have."""
+    indents = [len(l) - len(l.lstrip()) for l in lines if l.strip() and not l.lstrip().startswith("#")]
     cut = min(indents) if indents else 0
-    return [l[cut:] for l in lines]
+    return [l[min(cut, len(l) - len(l.lstrip())):] for l in lines]
 
 
 def is_walkthrough(deck):
