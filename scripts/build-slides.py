@@ -1,32 +1,48 @@
 #!/usr/bin/env python3
-"""Builds the slide decks: quotes code from the sources, then renders with Marp.
+"""Keeps the slide decks' code in step with the sources, and renders them with Marp.
 
-A deck never pastes code. It names a marked region of a source file on a line
-of its own, and this script replaces that line with the region as a fenced
-code block:
+A deck shows code by naming a marked region of a source file; the committed
+Markdown carries that region right below the name, so the deck reads with its
+code on a code-hosting site, in an editor and in Marp alike:
 
-    <!-- code: solutions/01-cpu-baseline/matmul.cpp SOLUTION(1.1) -->
-    <!-- code: lessons/01-cpu-baseline/matmul.cpp TODO(1.1) -->
-    <!-- code: lessons/02-target-offload/main.cpp SNIPPET(timing) -->
+    <!-- code: lessons/05-team-local-matmul/matmul.cpp TODO(5.1) -->
+    ```cpp
+    ... the region, generated: never edit it by hand ...
+    ```
+    <!-- end code -->
 
-SOLUTION(id) / TODO(id) quote the block (see scripts/check-blocks.py) whose
-ids include `id`; SNIPPET(name) quotes the lines between `// SNIPPET(name)`
-and `// END SNIPPET`. Marker lines themselves are left out. A directive whose
-file or region is missing is an error: the deck cannot drift from the code.
+Regions: TODO(id) / SOLUTION(id) quote the marked block whose ids include `id`
+(see scripts/check-blocks.py), from its opening line to the line before its
+END; SNIPPET(name) quotes the lines between `// SNIPPET(name)` and
+`// END SNIPPET`. A new quote needs only the first line: --update fills in
+the rest.
 
-    usage: build-slides.py OUT_DIR [--check] [--pdf] [--marp MARP] [--chrome PATH] [DECK.md ...]
+A lesson deck (slides/NN-topic.md) teaches without giving the answer away: it
+may quote starters, headers, lesson programs and baselines, never solutions/,
+and shows no SOLUTION block. The answers go in the lesson's walk-through,
+slides/NN-topic-walkthrough.md, for after the exercise.
 
---check expands only (no rendering). Without deck names, every slides/*.md.
-Writes OUT_DIR/md/<deck>.md (expanded) and OUT_DIR/<deck>.html (+ .pdf).
+    usage: build-slides.py --update [DECK.md ...]   rewrite the quoted code in place
+           build-slides.py --check  [DECK.md ...]   exit 1 on drift, a missing region or a spoiler
+           build-slides.py --render OUT_DIR [--pdf] [--marp MARP] [--chrome PATH] [DECK.md ...]
+
+Without deck names: every slides/NN-*.md. --render writes OUT_DIR/md/<deck>.md
+(the deck with its quotes regenerated and the marker comments removed, which
+Marp would otherwise show as presenter notes) and OUT_DIR/<deck>.html (+ .pdf).
 """
+import difflib
 import pathlib
 import re
 import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-DIRECTIVE = re.compile(r"^<!--\s*code:\s*(\S+)\s+(SOLUTION|TODO|SNIPPET)\(([^)]*)\)\s*-->\s*$")
+MARKER = re.compile(r"^<!--\s*code:\s*(\S+)\s+(SOLUTION|TODO|SNIPPET)\(([^)]*)\)\s*-->\s*$")
+END_MARKER = "<!-- end code -->"
 LANG = {".cpp": "cpp", ".hpp": "cpp", ".h": "cpp", ".cmake": "cmake", ".txt": "cmake", ".py": "python", ".sh": "bash"}
+# A path into solutions/ (not build-solutions/, not "--preset solutions").
+SOLUTIONS_PATH = re.compile(r"(?<![\w.-])solutions/")
+SOLUTION_BLOCK = re.compile(r"//\s*(END )?SOLUTION\b")
 
 
 def ids(text):
@@ -34,15 +50,14 @@ def ids(text):
 
 
 def region(path, kind, name):
+    """The lines of a marked region of `path`, or None if it has none."""
     lines = path.read_text().splitlines()
     if kind == "SNIPPET":
         start = re.compile(r"^\s*//\s*SNIPPET\(" + re.escape(name) + r"\)")
         end = re.compile(r"^\s*//\s*END SNIPPET\b")
-        cont = None
     else:
         start = re.compile(r"^\s*//\s*" + kind + r"\(([^)]*)\)")
         end = re.compile(r"^\s*//\s*END " + kind + r"\b")
-        cont = start if kind == "TODO" else None
     out, inside = [], False
     for line in lines:
         if not inside:
@@ -53,96 +68,179 @@ def region(path, kind, name):
             continue
         if end.match(line):
             return out
-        if kind == "SNIPPET" and re.match(r"^\s*//\s*(END )?SNIPPET", line):
-            continue
+        if re.match(r"^\s*//\s*(END )?SNIPPET\b", line):
+            continue  # snippet markers nested in a quoted region are bookkeeping, not code
         out.append(line)
     return None
 
 
 def dedent(lines):
-    indents = [len(l) - len(l.lstrip()) for l in lines if l.strip()]
+    """Removes the region's common indent; pragmas (written at column 0 in
+    indented code) do not count, and lose what indent they have."""
+    indents = [len(l) - len(l.lstrip()) for l in lines if l.strip() and not l.lstrip().startswith("#")]
     cut = min(indents) if indents else 0
-    return [l[cut:] for l in lines]
+    return [l[min(cut, len(l) - len(l.lstrip())):] for l in lines]
 
 
-def expand(deck):
-    out, problems = [], []
-    for no, line in enumerate(deck.read_text().splitlines(), 1):
-        m = DIRECTIVE.match(line.strip())
+def is_walkthrough(deck):
+    return deck.stem.endswith("-walkthrough")
+
+
+def regenerate(deck):
+    """The deck as it should be committed: (lines, problems)."""
+    name = deck.relative_to(ROOT) if deck.is_relative_to(ROOT) else deck
+    lines = deck.read_text().splitlines()
+    out, problems, i = [], [], 0
+    while i < len(lines):
+        line = lines[i]
+        if line.strip() == END_MARKER:
+            problems.append(f"{name}:{i + 1}: '{END_MARKER}' without a '<!-- code: ... -->' line above it")
+            i += 1
+            continue
+        m = MARKER.match(line.strip())
         if not m:
             out.append(line)
+            i += 1
             continue
-        rel, kind, name = m.group(1), m.group(2), m.group(3).strip()
+        out.append(line)
+        # Skip the quote committed below the marker: a fence up to END_MARKER,
+        # looked for before the next marker. A marker without one is new.
+        j = i + 1
+        if j < len(lines) and lines[j].startswith("```"):
+            for k in range(j, len(lines)):
+                if lines[k].strip() == END_MARKER:
+                    i = k
+                    break
+                if MARKER.match(lines[k].strip()):
+                    break
+        i += 1
+        rel, kind, rname = m.group(1), m.group(2), m.group(3).strip()
         src = ROOT / rel
+        if not is_walkthrough(deck) and (kind == "SOLUTION" or SOLUTIONS_PATH.match(rel)):
+            problems.append(f"{name}:{len(out)}: a lesson deck quotes {rel} {kind}({rname}): "
+                            f"answers go in slides/{deck.stem}-walkthrough.md")
         if not src.is_file():
-            problems.append(f"{deck.relative_to(ROOT)}:{no}: {rel} does not exist")
+            problems.append(f"{name}:{len(out)}: {rel} does not exist")
             continue
-        body = region(src, kind, name)
+        body = region(src, kind, rname)
         if body is None:
-            problems.append(f"{deck.relative_to(ROOT)}:{no}: no {kind}({name}) region in {rel}")
+            problems.append(f"{name}:{len(out)}: no {kind}({rname}) region in {rel}")
             continue
         out.append(f"```{LANG.get(src.suffix, '')}")
         out.extend(dedent(body))
         out.append("```")
-    return "\n".join(out) + "\n", problems
+        out.append(END_MARKER)
+    if not is_walkthrough(deck):
+        for no, text in enumerate(out, 1):
+            if SOLUTIONS_PATH.search(text):
+                problems.append(f"{name}:{no}: a lesson deck names solutions/ (the walk-through deck may): {text.strip()}")
+            elif SOLUTION_BLOCK.search(text):
+                problems.append(f"{name}:{no}: a lesson deck shows a SOLUTION block: {text.strip()}")
+    return out, problems
+
+
+def decks_from(args):
+    decks = [pathlib.Path(a).resolve() for a in args] or sorted((ROOT / "slides").glob("[0-9][0-9]-*.md"))
+    return [d for d in decks if d.name != "README.md"]
+
+
+def for_marp(lines):
+    """The deck Marp renders: quotes kept, marker comments dropped."""
+    return [l for l in lines if not (MARKER.match(l.strip()) or l.strip() == END_MARKER)]
 
 
 def main(argv):
     args = list(argv)
-    if not args or args[0].startswith("-"):
-        print(__doc__.strip().splitlines()[-6])
+    modes = [a for a in args if a in ("--update", "--check", "--render")]
+    if len(modes) != 1:
+        print("usage: build-slides.py --update|--check [DECK.md ...]  or  "
+              "build-slides.py --render OUT_DIR [--pdf] [--marp MARP] [--chrome PATH] [DECK.md ...]")
         return 2
-    out_dir = pathlib.Path(args.pop(0))
-    check = "--check" in args
+    mode = modes[0]
+    args.remove(mode)
+    out_dir = marp = chrome = None
     pdf = "--pdf" in args
-    args = [a for a in args if a not in ("--check", "--pdf")]
-    marp = chrome = None
+    args = [a for a in args if a != "--pdf"]
     for opt in ("--marp", "--chrome"):
         if opt in args:
             i = args.index(opt)
             if i + 1 >= len(args):
                 print(f"build-slides: {opt} needs a value")
                 return 2
-            if opt == "--marp":
-                marp = args[i + 1]
-            else:
-                chrome = args[i + 1]
+            marp, chrome = (args[i + 1], chrome) if opt == "--marp" else (marp, args[i + 1])
             del args[i:i + 2]
-    decks = [pathlib.Path(a).resolve() for a in args] or sorted((ROOT / "slides").glob("*.md"))
-    decks = [d for d in decks if d.name != "README.md"]
+    if mode == "--render":
+        if not args:
+            print("build-slides: --render needs OUT_DIR")
+            return 2
+        out_dir = pathlib.Path(args.pop(0))
+    bad = [a for a in args if a.startswith("-")]
+    if bad:
+        print(f"build-slides: unknown option {bad[0]}")
+        return 2
+    decks = decks_from(args)
     if not decks:
         print("build-slides: no decks found")
         return 2
-    (out_dir / "md").mkdir(parents=True, exist_ok=True)
-    problems = []
+
+    problems, drifted, fresh = [], [], {}
     for deck in decks:
         if not deck.is_file():
             problems.append(f"{deck}: no such deck")
             continue
-        text, p = expand(deck)
+        lines, p = regenerate(deck)
         problems += p
-        (out_dir / "md" / deck.name).write_text(text)
+        fresh[deck] = lines
+        old = deck.read_text().splitlines()
+        if lines != old:
+            drifted.append(deck)
+            if mode == "--update":
+                deck.write_text("\n".join(lines) + "\n")
+            elif mode == "--check":
+                rel = deck.relative_to(ROOT) if deck.is_relative_to(ROOT) else deck
+                diff = list(difflib.unified_diff(old, lines, f"{rel} (committed)", f"{rel} (from the sources)",
+                                                 n=1, lineterm=""))
+                print("\n".join(diff[:40]) + ("\n  ..." if len(diff) > 40 else ""))
     for p in problems:
         print(p)
-    if problems:
-        print(f"build-slides: {len(problems)} missing code region(s)")
-        return 1
-    print(f"build-slides: {len(decks)} deck(s) expanded into {out_dir / 'md'}")
-    if check:
+
+    if mode == "--update":
+        print(f"build-slides: {len(decks)} deck(s), {len(drifted)} rewritten"
+              + ("".join(f"\n  {d.name}" for d in drifted)))
+        return 1 if problems else 0
+    if mode == "--check":
+        if drifted:
+            print(f"build-slides: {len(drifted)} deck(s) differ from the code they quote: "
+                  f"{', '.join(d.name for d in drifted)}; run scripts/build-slides.py --update and commit")
+        if problems or drifted:
+            return 1
+        print(f"build-slides: {len(decks)} deck(s) show exactly the code they quote")
         return 0
+
+    # --render
+    if problems:
+        print(f"build-slides: {len(problems)} problem(s); not rendering")
+        return 1
+    if drifted:
+        print(f"build-slides: note: rendering the sources' code; {len(drifted)} committed deck(s) are stale "
+              f"(scripts/build-slides.py --update)")
+    (out_dir / "md").mkdir(parents=True, exist_ok=True)
+    for deck, lines in fresh.items():
+        (out_dir / "md" / deck.name).write_text("\n".join(for_marp(lines)) + "\n")
     if not marp:
         print("build-slides: no marp given (run scripts/install-deps.sh --slides)")
         return 1
-    env_chrome = ["--browser-path", chrome] if chrome else []
-    for deck in decks:
+    browser = ["--browser-path", chrome] if chrome else []
+    for deck in fresh:
         src = out_dir / "md" / deck.name
         html = out_dir / (deck.stem + ".html")
         cmd = [marp, "--html", "--allow-local-files", str(src), "-o", str(html)]
-        if subprocess.run(cmd, capture_output=True, text=True).returncode != 0:
-            print(f"build-slides: marp failed on {deck.name}: {' '.join(cmd)}")
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"build-slides: marp failed on {deck.name}: {' '.join(cmd)}\n{r.stderr.strip()}")
             return 1
         if pdf and chrome:
-            r = subprocess.run([marp, "--pdf", "--allow-local-files", *env_chrome, str(src), "-o",
+            r = subprocess.run([marp, "--pdf", "--allow-local-files", *browser, str(src), "-o",
                                 str(out_dir / (deck.stem + ".pdf"))], capture_output=True, text=True)
             if r.returncode != 0:
                 print(f"build-slides: PDF failed on {deck.name}: {r.stderr.strip().splitlines()[-1:]}")

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Renders one deck to HTML (code quoted from the sources) and photographs its
+# Renders one deck to HTML (its quoted code regenerated from the sources) and photographs its
 # first slide in headless Chromium; passes when the PNG exists and is not blank.
 #   usage: screenshot-deck.sh MARP CHROMIUM DECK.md OUT_DIR
 set -euo pipefail
 marp=${1:?usage: screenshot-deck.sh MARP CHROMIUM DECK.md OUT_DIR}; chrome=$2; deck=$3; out=$4
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
-python3 "$here/build-slides.py" "$out" --marp "$marp" "$deck" >/dev/null
+python3 "$here/build-slides.py" --render "$out" --marp "$marp" "$deck" >/dev/null
 html="$out/$(basename "${deck%.md}").html"
 png="$out/$(basename "${deck%.md}").png"
 rm -f "$png"

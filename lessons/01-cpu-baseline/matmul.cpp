@@ -11,11 +11,13 @@
 namespace lesson1 {
 
 void matmul(int n, const float *A, const float *B, float *C) {
-  // TODO(1.1): the innermost loop below walks B by columns: B[k*n + j] jumps
-  // n floats each step, so nearly every load misses the cache. Reorder the
-  // loops (i, k, j) so the innermost index is j, accumulating into C.
-  // TODO(1.2): add `#pragma omp parallel for` so each thread takes whole rows.
-  // TODO(1.3): add `#pragma omp simd` on the innermost loop.
+  // TODO(1.1): the innermost loop below walks B down a column: B[k*n + j]
+  // jumps n floats each step, so nearly every load misses the cache. Which
+  // order of the three loops makes the innermost one walk along a row of B
+  // and a row of C? (C then collects partial sums: where must it start?)
+  // TODO(1.2): share the work among threads: look up `omp parallel for`. Which
+  // loop can be split so that no two threads ever write the same element?
+  // TODO(1.3): give each thread's innermost loop vector lanes: look up `omp simd`.
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
       float sum = 0;

@@ -16,23 +16,22 @@
 namespace lesson2 {
 
 void add_exp(int n, const float *first, const float *second, float *result) {
-  // TODO(2.1): this loop runs on the host. Run it on the device:
-  //   - `#pragma omp target teams distribute parallel for` spreads the
-  //     iterations over teams of device threads;
-  //   - map clauses say which arrays travel and which way: the inputs only
-  //     need to go to the device, the result only needs to come back (and must
-  //     come back: the caller reads it on the host). A pointer needs an array
-  //     section, p[0:n], or only the pointer itself is mapped.
+  // TODO(2.1): this loop runs on the host. Run it on the device, its
+  // iterations spread over teams of device threads: look up the combined
+  // construct `target teams distribute parallel for`. Then say with `map`
+  // clauses which arrays travel, and which way: which does the device only
+  // read, and which does the host need back? (A bare pointer in a map clause
+  // maps only the pointer: look up array sections.)
   // (Going further, for GPUs: the launch shape. See README.md.)
   for (int i = 0; i < n; ++i) result[i] = first[i] + std::exp(second[i]);
   // END TODO
 }
 
 void matmul(int n, const float *A, const float *B, float *C) {
-  // TODO(2.2): offload this matmul with one device thread per element of C:
-  // combine the two outer loops with `collapse(2)` (n*n independent
-  // iterations: enough to fill a GPU, where the i loop alone gives only n),
-  // and map A and B to the device and C back from it.
+  // TODO(2.2): offload this matmul with one device thread per element of C.
+  // The i loop alone gives only n iterations, far too few to fill a GPU: look
+  // up the `collapse` clause. Map as in 2.1 (how many elements does an n x n
+  // matrix hold?); the k loop stays inside one thread. Why?
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
       float sum = 0;

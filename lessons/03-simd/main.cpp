@@ -23,8 +23,8 @@
 #include "course/timing.hpp"
 #include "course/verify.hpp"
 #include "lesson03_simd.hpp"
+#include "lesson03_variants.hpp"
 #include "simd.hpp"
-#include "variants.hpp"
 
 namespace {
 

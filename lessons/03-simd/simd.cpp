@@ -17,11 +17,12 @@ namespace lesson3 {
 float norm(int n, const float *x) {
   float sum = 0;
   // TODO(3.1): this is lesson 1's kind of loop: host threads, one element per
-  // instruction. Run it on the device with one combined construct that also
-  // puts each thread's iterations into vector lanes:
-  //   target teams distribute parallel for simd reduction(+ : sum) map(to : x[0:n])
-  // Without `simd` the compiler keeps the float additions in source order (it
-  // may not reassociate them), so it cannot spread them over lanes.
+  // instruction. Move it to the device as in lesson 2, with a combined
+  // construct that also puts each thread's iterations into vector lanes (look
+  // up `simd` as the last part of that construct). Two questions: which way
+  // must x travel, and what keeps `sum` right once lanes add at the same time?
+  // Without permission to reorder, the compiler keeps float additions in
+  // source order, one after the other, and cannot spread them over lanes.
 #pragma omp parallel for reduction(+ : sum)
   for (int i = 0; i < n; ++i) sum += x[i] * x[i];
   // END TODO
@@ -30,20 +31,21 @@ float norm(int n, const float *x) {
 
 namespace {
 
-// TODO(3.2): the small function every element goes through. Make it callable
-// from a vector loop on the device: `declare target` (it runs there) and
-// `declare simd` (each lane calls it with its own x). Then apply the 4-byte
-// rule: one constant below is a double, so each element is widened to double
-// and narrowed back, and a 16-byte register holds 2 lanes instead of 4 (the
-// remark says "floating point conversion changes vector width").
+// TODO(3.2): the small function every element goes through. Two things:
+// (a) make it callable from a vector loop on the device: look up
+// `declare target` (compile it for the device) and `declare simd` (every lane
+// calls it with its own x); (b) the 4-byte rule: something on the line below
+// is computed in double, so a 16-byte register holds 2 lanes instead of 4
+// (the compiler's remark: "floating point conversion changes vector width").
+// Find it.
 float soft_clip(float x) { return x / std::sqrt(1.0 + x * x); }
 // END TODO
 
 }  // namespace
 
 void soft_clip_all(int n, const float *x, float *y) {
-  // TODO(3.3): run this loop on the device as in 3.1 (x goes to the device, y
-  // comes back from it) and add `simd`.
+  // TODO(3.3): run this loop on the device with vector lanes, as in 3.1. There
+  // is no sum this time, but x and y travel in different directions.
 #pragma omp parallel for
   for (int i = 0; i < n; ++i) y[i] = soft_clip(x[i]);
   // END TODO

@@ -39,15 +39,15 @@ void matmul_tiled(int n, const float *A, const float *B, float *C) {
         const int i0 = (t / per_row) * T, j0 = (t % per_row) * T;
         for (int e = tid; e < T * T; e += nth) Cs[e / T][e % T] = 0;
         for (int k0 = 0; k0 < n; k0 += T) {
-          // TODO(5.1): copy the T x T tiles that start at A(i0, k0) and
-          // B(k0, j0) into As and Bs: As[r][c] = A(i0 + r, k0 + c) and
-          // Bs[r][c] = B(k0 + r, j0 + c). Split the T*T elements among the
-          // threads the way the Cs loops do (start at tid, step nth), so that
-          // any number of threads fills them all, and store 0 where a tile
-          // sticks out past the matrix edge.
+          // TODO(5.1): fill As and Bs with the T x T tiles of A and B that
+          // this k0 step multiplies: which rows and columns of A, which of B?
+          // Share the T*T elements among the threads the runtime granted, as
+          // the Cs loops do, so that any number of threads fills every one;
+          // where a tile sticks out past the matrix edge, store a value that
+          // adds nothing to a sum.
           // END TODO
-          // TODO(5.2): no thread may read the tiles before every thread has
-          // written its share.
+          // TODO(5.2): may a thread start reading the tiles while another is
+          // still writing its share? Look up `omp barrier`.
           // END TODO
           for (int e = tid; e < T * T; e += nth) {
             const int r = e / T, c = e % T;
@@ -56,8 +56,8 @@ void matmul_tiled(int n, const float *A, const float *B, float *C) {
             for (int k = 0; k < T; ++k) sum += As[r][k] * Bs[k][c];
             Cs[r][c] = sum;
           }
-          // TODO(5.2): and no thread may overwrite the tiles (next k0) while
-          // another still multiplies from them.
+          // TODO(5.2): the next k0 step overwrites the tiles: may it begin
+          // while another thread still multiplies from them?
           // END TODO
         }
         for (int e = tid; e < T * T; e += nth) {
@@ -114,12 +114,12 @@ constexpr int col_of(int tx, int c) { return (c / 4) * 4 * TX + tx * 4 + c % 4; 
 // acc must be a compile-time constant for acc to live in registers.
 [[gnu::always_inline]] inline void multiply_tiles(float (&acc)[RM][RN], const TileA &As, const TileB &Bs, int ty,
                                                   int tx) {
-  // TODO(5.3): for each k of the tiles, read this thread's 8 values of A
-  // (As[k][ty] and As[k][TY + ty], four each) and 8 values of B (Bs[k][tx],
-  // Bs[k][TX + tx]) into small arrays, then add their 8 x 8 outer product to
-  // acc. Unroll every loop fully (#pragma omp unroll full) so that all indices
-  // into acc are constants. row_of/col_of above say which rows and columns
-  // those are.
+  // TODO(5.3): lesson 4's register tile, inside this lesson's team tiles. For
+  // each k of the tiles, load the values of As and Bs that this thread's rows
+  // and columns need into small local arrays (row_of/col_of and the TileA /
+  // TileB comments above say which they are and how they are stored), then
+  // add their outer product into acc. As in lesson 4, every index into acc
+  // must be a compile-time constant: which pragma makes it so?
   (void)acc, (void)As, (void)Bs, (void)ty, (void)tx;
   // END TODO
 }

@@ -22,19 +22,14 @@ T sum_impl(const T *x, std::size_t n, Launch launch) {
   if (launch.teams <= 0 || launch.threads <= 0) launch = default_launch(n);
   T total = 0;  // a local: always copied to the device and back (map tofrom)
   // TODO(6.1): every iteration below is one atomic add to `total` in global
-  // memory: n updates of one address, one after the other. Give each team its
-  // own partial sum instead:
-  //   - `target teams num_teams(launch.teams) thread_limit(launch.threads)`;
-  //     a variable declared inside `teams` but outside `parallel` is one per
-  //     team, shared by that team's threads: the team-local partial sum;
-  //   - inside, `#pragma omp parallel`: each thread sums its own elements
-  //     into a private variable, then adds it to the team's partial with one
-  //     `#pragma omp atomic` (team-local, cheap);
-  //   - after the parallel region, one `#pragma omp atomic` adds the team's
-  //     partial to `total`.
-  // Split the elements with omp_get_team_num(), omp_get_num_teams(),
-  // omp_get_thread_num() and omp_get_num_threads(): the runtime may grant
-  // fewer teams and threads than you ask for.
+  // memory: n updates of one address, one after the other. Make the atomics
+  // few and cheap instead: each thread sums its own elements privately, each
+  // team combines its threads' sums in a partial that only the team sees, and
+  // only that partial touches `total`. Look up separate `target teams` and
+  // `parallel` constructs (launch.teams, launch.threads say how many to ask
+  // for), and where a variable must be declared to exist once per team. Split
+  // the elements by what the runtime granted (omp_get_num_teams(), ...), not
+  // by what you asked for: it may grant fewer.
 #pragma omp target teams distribute parallel for map(to : x[0:n]) map(tofrom : total)
   for (std::size_t i = 0; i < n; ++i) {
 #pragma omp atomic update
@@ -59,14 +54,12 @@ void histogram(const float *x, std::size_t n, int *hist, Launch launch) {
 #pragma omp target teams distribute parallel for
     for (int b = 0; b < hist_bins; ++b) hist[b] = 0;
     // TODO(6.2): one global atomic per element again, now spread over 256
-    // addresses. Give each team a private histogram, `int local[hist_bins]`
-    // declared inside `teams` and outside `parallel` (team-local memory on a
-    // GPU). In the parallel region: the threads zero it together (thread t
-    // takes bins t, t + nthreads, ...), `#pragma omp barrier`, count their
-    // elements into it with `#pragma omp atomic`, `#pragma omp barrier`, then
-    // add each bin to hist with one global atomic per bin per team. A team of
-    // one thread (what the host device grants) needs no counting atomics at
-    // all, and on a CPU even an uncontended atomic is a locked instruction.
+    // addresses. Apply 6.1's idea to the whole histogram: each team counts
+    // into a histogram of its own (team-local memory on a GPU), and adds it to
+    // hist once, bin by bin, at the end. The team's threads share that work,
+    // so ask in which order its phases must happen and what enforces the
+    // order. (A team of one thread, what the host device grants, needs no
+    // atomics to count: on a CPU even an uncontended atomic costs a lock.)
 #pragma omp target teams distribute parallel for
     for (std::size_t i = 0; i < n; ++i) {
 #pragma omp atomic update
@@ -82,9 +75,10 @@ void histogram_reduction(const float *x, std::size_t n, int *hist) {
 #pragma omp target teams distribute parallel for
     for (int b = 0; b < hist_bins; ++b) hist[b] = 0;
     // TODO(6.3): this loop is a race: two threads can read the same count,
-    // both add one, and one increment is lost. Without writing an atomic, ask
-    // OpenMP for a private copy of the whole array per thread, combined at the
-    // end: a reduction clause on the array section hist[0:hist_bins].
+    // both add one, and one increment is lost. Fix it without writing an
+    // atomic: OpenMP can give each thread a private copy of the whole array
+    // and combine the copies at the end. Look up which clause does that, and
+    // whether it accepts an array section.
 #pragma omp target teams distribute parallel for
     for (std::size_t i = 0; i < n; ++i) hist[bin_of(x[i])] += 1;
     // END TODO

@@ -38,11 +38,10 @@ namespace {
 // TODO(7.3): this is the article's step on an array of Body structs: thread i
 // walks over every body j, and the four floats it needs from body j sit in a
 // 32-byte struct, next to a velocity it does not need. Write the same step
-// for the structure of arrays instead: read x[j], y[j], z[j], m[j] from their
-// own arrays (masses shared by both states), write the new positions and
-// velocities into a second set of arrays, and put
-// `#pragma omp simd reduction(+ : ax, ay, az)` on the inner loop so the host
-// can give each vector lane its own j.
+// for the structure of arrays declared in nbody.hpp: each field of body j
+// comes from its own array, and the new state goes into a second set of
+// arrays. Then let the host give each vector lane its own j: the inner loop
+// sums three floats, so think back to lesson 3's norm.
 void step(const Body *in, Body *out, int n) {
 #pragma omp target teams distribute parallel for map(to : in[0:n]) map(from : out[0:n])
   for (int i = 0; i < n; ++i) {
@@ -65,10 +64,10 @@ void step(const Body *in, Body *out, int n) {
 
 // TODO(7.4): simulate() runs the AoS step on the device, double-buffered: the
 // bodies and a scratch copy stay mapped for all steps, each step reads one and
-// writes the other. Make it convert once with to_soa(), keep two SoA states
-// on the device (map the arrays, `alloc` the second state), call your SoA step
-// with the two states swapped every step, bring back the last state
-// (`target update from` when it is the second one) and convert back with to_aos().
+// writes the other. Do the same with your SoA step: convert once (7.1, 7.2),
+// keep two SoA states on the device for the whole loop, and swap them every
+// step. Which state holds the answer after an odd number of steps, and is its
+// host copy up to date? (Lesson 2's heat loop met the same question.)
 void simulate(std::span<Body> bodies, int steps) {
   const int n = static_cast<int>(bodies.size());
   if (n == 0 || steps <= 0) return;

@@ -65,26 +65,24 @@ void copy_col_block(const Image &im, const std::uint8_t *src, std::uint8_t *dst,
 
 template <int N>
 void copy_row(const Image &im, const std::uint8_t *src, std::uint8_t *dst, Launch launch) {
-  // TODO(8.1): RowN -- one thread per N pixels of a row: ceil(width/N) x height
-  // work items, each copying its N bytes with ONE copy_vector<N>() (a single
-  // N-byte load and store, like OpenCL's uchar4/uchar16). Write the same
-  // pragma as copy_simple (clauses included), with x-pieces as the inner
-  // loop so neighbouring threads take neighbouring pieces. Piece i of row y
-  // starts at byte y * pitch + i * N. Why can the last piece of a row stay
-  // a whole vector when width is not a multiple of N? (Read Image in
-  // patterns.hpp.)
+  // TODO(8.1): RowN -- one thread per N pixels of a row, each copying its N
+  // bytes with ONE copy_vector<N>() (a single N-byte load and store, like
+  // OpenCL's uchar4/uchar16). copy_simple above is your model: how many work
+  // items does a row have now (width need not be a multiple of N), which
+  // loop must be the inner one so that neighbouring threads take neighbouring
+  // pieces, and at which byte does a piece start? Why may the last piece of a
+  // row stay a whole vector? (Read Image in patterns.hpp.)
   (void)im, (void)src, (void)dst, (void)launch;
   // END TODO
 }
 
 template <int N>
 void copy_row_block(const Image &im, const std::uint8_t *src, std::uint8_t *dst, Launch launch) {
-  // TODO(8.2): RowNxN -- one thread per N x N block: ceil(width/N) x
-  // ceil(height/N) work items (blocks along a row as the inner loop). Each
-  // thread loops over its block's rows and copies each row's N bytes with
-  // one copy_vector<N>(). The last band of blocks is short when height is not
-  // a multiple of N: copy_col shows the bound. Rows past the image are not
-  // yours (the tests watch the bytes after the last row).
+  // TODO(8.2): RowNxN -- one thread per N x N block, each copying its block
+  // row by row, one copy_vector<N>() per row. Count the work items as in 8.1,
+  // now in both directions. The last band of blocks is short when height is
+  // not a multiple of N: copy_col shows how to bound it. Rows past the image
+  // are not yours (the tests watch the bytes after the last row).
   (void)im, (void)src, (void)dst, (void)launch;
   // END TODO
 }

@@ -1,8 +1,9 @@
-/// @file lessons/03-simd/variants.hpp
+/// @file lesson03_variants.hpp
 /// @brief The fixed variants lesson03 measures beside yours, one idea each:
 ///        simd alone, simd with an alignment promise, float without simd, and
-///        table lookups (gathers) against computing the value. Try the lesson
-///        yourself before reading on: the "simd" variants are answers.
+///        table lookups (gathers) against computing the value. They live here,
+///        not in lessons/03-simd, because the "simd" variants are answers to
+///        steps 3.1-3.3: try the lesson before reading them.
 #pragma once
 
 #include <cmath>
