@@ -118,6 +118,7 @@ endfunction()
 set(COURSE_OFFLOAD_FLAGS -fopenmp)
 set(COURSE_OFFLOAD_LINK_FLAGS -fopenmp "-Wl,-rpath,${COURSE_LLVM_LIBDIR}")
 set(COURSE_DEVICE_ARCH "")
+set(_dev_link_flags "")
 if(_device STREQUAL "host")
   set(COURSE_DEVICE_CLASS host)
   set(COURSE_DEVICE_TRIPLE x86_64-unknown-linux-gnu)
@@ -182,12 +183,19 @@ else()
   endif()
   _course_device_runtime(amdgpu ${COURSE_DEVICE_TRIPLE} ${_arch} _rt_flags)
   set(COURSE_DEVICE_ARCH "${_arch}")
-  # -nogpulib: no ROCm device library is installed; the lessons call only
-  # what LLVM's own device runtime provides.
-  set(_dev_flags --offload-arch=${_arch} -fopenmp-targets=${COURSE_DEVICE_TRIPLE} ${COURSE_AMDGCN_EXTRA_FLAGS} ${_rt_flags})
+  set(_dev_flags --offload-arch=${_arch} -fopenmp-targets=${COURSE_DEVICE_TRIPLE} ${_rt_flags})
+  if(COURSE_AMDGCN_EXTRA_FLAGS)
+    list(APPEND _dev_flags ${COURSE_AMDGCN_EXTRA_FLAGS})
+  elseif(EXISTS "${COURSE_LLVM_LIBDIR}/${COURSE_DEVICE_TRIPLE}/libompdevice.a")
+    # Debian packages no ROCm device library, which clang asks for by
+    # default: build without it (-nogpulib) and link LLVM's own OpenMP device
+    # runtime by hand. The lessons' math (expf, sqrtf) lowers to instructions.
+    list(APPEND _dev_flags -nogpulib)
+    set(_dev_link_flags -Xoffload-linker "-L${COURSE_LLVM_LIBDIR}/${COURSE_DEVICE_TRIPLE}" -Xoffload-linker -lompdevice)
+  endif()
 endif()
 list(APPEND COURSE_OFFLOAD_FLAGS ${_dev_flags})
-list(APPEND COURSE_OFFLOAD_LINK_FLAGS ${_dev_flags})
+list(APPEND COURSE_OFFLOAD_LINK_FLAGS ${_dev_flags} ${_dev_link_flags})
 
 # Prove the flags work before building anything: compile and link a target
 # region with exactly the flags every target gets (the compiler is called
