@@ -9,6 +9,8 @@
 #                              root at the same place (e.g. /usr/local/cuda for
 #                              compile-only GPU builds); may repeat
 #     --keep                   leave the root in place afterwards (its path is printed)
+#     --root DIR               run in a root kept by an earlier --keep run instead of
+#                              a fresh one (for builds that continue there; not clean)
 #     --cache DIR              where bare roots are cached (default
 #                              $COURSE_CLEAN_ROOT_CACHE or /var/cache/course-clean-room)
 #     COMMAND                  run in the repository's copy inside the root, by bash
@@ -28,12 +30,13 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dist=bookworm
 keep=0
+reuse=""
 binds=()
 cache=${COURSE_CLEAN_ROOT_CACHE:-/var/cache/course-clean-room}
 cmd='scripts/install-deps.sh && cmake --workflow --preset solutions'
 mirror=${COURSE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "clean-room: error: $*" >&2; exit "${2:-2}"; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -41,6 +44,7 @@ while [ $# -gt 0 ]; do
     --dist=*) dist=${1#*=} ;;
     --bind) [ $# -ge 2 ] || die "--bind needs a path"; binds+=("$2"); shift ;;
     --keep) keep=1 ;;
+    --root) [ $# -ge 2 ] || die "--root needs a folder"; reuse=$2; shift ;;
     --cache) [ $# -ge 2 ] || die "--cache needs a folder"; cache=$2; shift ;;
     -h|--help) usage; exit 0 ;;
     --) shift; [ $# -gt 0 ] && cmd="$*"; break ;;
@@ -74,7 +78,13 @@ if [ ! -s "$base" ]; then
 fi
 
 # 2. A fresh copy for this run, and cleanup that runs however we leave.
-root=$(mktemp -d "$cache/work/$dist-XXXXXX")
+if [ -n "$reuse" ]; then
+  [ -x "$reuse/bin/bash" ] || die "--root $reuse is not a root made by this script"
+  root=$(cd "$reuse" && pwd)
+  keep=1
+else
+  root=$(mktemp -d "$cache/work/$dist-XXXXXX")
+fi
 mounted=()
 cleanup() {
   local rc=$?
@@ -89,12 +99,12 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-tar -C "$root" -xf "$base"
+[ -n "$reuse" ] || tar -C "$root" -xf "$base"
 
 # 3. The working tree as git would ship it (uncommitted edits of tracked files included).
 tree=$(git -C "$repo" stash create 2>/dev/null || true)
 [ -n "$tree" ] || tree=HEAD
-mkdir -p "$root/root/course"
+rm -rf "$root/root/course" && mkdir -p "$root/root/course"
 git -C "$repo" archive --format=tar "$tree" | tar -C "$root/root/course" -xf -
 commit=$(git -C "$repo" rev-parse --short HEAD)
 

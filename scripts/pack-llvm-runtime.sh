@@ -43,6 +43,7 @@ if [ -z "$libdir" ]; then
   libdir=$(dirname "$(readlink -f "$("clang++-$v" -print-file-name=libomptarget.so)")")
 fi
 [ -e "$libdir/libomptarget.so" ] || die "no libomptarget.so in '$libdir'"
+command -v xz >/dev/null || die "xz is not installed: apt-get install xz-utils"
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

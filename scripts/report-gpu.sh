@@ -8,6 +8,11 @@
 #                (lesson programs, starters, course_ceilings, course_sgemm if
 #                built) into BUNDLE and BUNDLE.tar.xz, with the commit they
 #                were built from
+#   GPU node:  scripts/report-gpu.sh test RUNTIME.tar.xz BUNDLE[.tar.xz] [Catch2 options]
+#                runs every test program of the bundle (the solutions'
+#                lessonNN_test must pass, the starters' lessonNN_starter_test
+#                must fail) and prints one verdict line per program; JUnit XML
+#                per program under $OUT (or BUNDLE/junit) when set
 #   GPU node:  scripts/report-gpu.sh run RUNTIME.tar.xz BUNDLE[.tar.xz] [report options]
 #                unpacks the runtime (as scripts/gpu-node.sh does), builds
 #                course_sgemm with nvcc + cuBLAS when the bundle's cannot run
@@ -19,7 +24,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "report-gpu.sh: error: $*" >&2; exit 2; }
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 
 [ $# -ge 1 ] || { usage >&2; exit 2; }
 cmd=$1; shift
@@ -41,8 +46,10 @@ case "$cmd" in
       mkdir -p "$bundle/lessons/$name"
       cp "$d/lesson$nn" "$bundle/lessons/$name/"
       [ -x "$d/lesson${nn}_starter" ] && cp "$d/lesson${nn}_starter" "$bundle/lessons/$name/"
+      for t in "$d"/lesson${nn}_test "$d"/lesson${nn}_starter_test; do [ -x "$t" ] && cp "$t" "$bundle/lessons/$name/"; done
       n=$((n + 1))
     done
+    [ -x "$build/tests/offload_smoke" ] && mkdir -p "$bundle/tests" && cp "$build/tests/offload_smoke" "$bundle/tests/"
     commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
     [ -n "$(git -C "$repo" status --porcelain --untracked-files=no 2>/dev/null)" ] \
       && commit="$commit (with uncommitted changes)"
@@ -50,6 +57,44 @@ case "$cmd" in
     # One compressed file as well: the device machine's carry limit counts every byte.
     tar cJf "$bundle.tar.xz" -C "$(dirname "$bundle")" "$(basename "$bundle")"
     echo "report-gpu.sh: packed $n lesson program(s) and the ceilings into $bundle ($(du -sh "$bundle" | cut -f1)) and $bundle.tar.xz ($(du -sh "$bundle.tar.xz" | cut -f1)), commit $commit"
+    ;;
+  test)
+    [ $# -ge 2 ] || die "usage: report-gpu.sh test RUNTIME.tar.xz BUNDLE [Catch2 options]"
+    pack=$1; bundle=$2; shift 2
+    [ -f "$pack" ] || die "runtime pack '$pack' not found"
+    case "$bundle" in
+      *.tar.xz)
+        [ -f "$bundle" ] || die "bundle '$bundle' not found"
+        dest=${COURSE_BUNDLE_DIR:-/tmp/course-report-bundle}
+        rm -rf "$dest" && mkdir -p "$dest" && tar xJf "$bundle" -C "$dest"
+        bundle=$(ls -d "$dest"/*/ | head -1); bundle=${bundle%/} ;;
+    esac
+    junit=${OUT:-$bundle/junit}
+    mkdir -p "$junit"
+    fails=0
+    echo "report-gpu.sh: bundle built at $(cat "$bundle/report/commit.txt" 2>/dev/null || echo '?')"
+    [ -x "$bundle/tests/offload_smoke" ] && { "$repo/scripts/gpu-node.sh" "$pack" "$bundle/tests/offload_smoke" || fails=$((fails + 1)); }
+    for prog in "$bundle"/lessons/*/lesson[0-9][0-9]_test "$bundle"/lessons/*/lesson[0-9][0-9]_starter_test; do
+      [ -x "$prog" ] || continue
+      name=$(basename "$prog")
+      t0=$SECONDS
+      rc=0
+      "$repo/scripts/gpu-node.sh" "$pack" "$prog" --reporter junit --out "$junit/$name.xml" "$@" >/dev/null 2>"$junit/$name.err" || rc=$?
+      cases=$(grep -o '<testcase ' "$junit/$name.xml" 2>/dev/null | wc -l)
+      failed=$(grep -c '<failure' "$junit/$name.xml" 2>/dev/null || true)
+      case "$name" in
+        *_starter_test) want="fail"; ok=$([ "$rc" -ge 1 ] && [ "$rc" -le 254 ] && echo 1 || echo 0) ;;
+        *) want="pass"; ok=$([ "$rc" = 0 ] && echo 1 || echo 0) ;;
+      esac
+      verdict=$([ "$ok" = 1 ] && echo OK || echo WRONG)
+      [ "$ok" = 1 ] || fails=$((fails + 1))
+      echo "report-gpu.sh: $verdict $name: exit $rc, $failed of $cases test cases failed (must $want) in $((SECONDS - t0)) s"
+      grep -h -o 'lesson [0-9][^<"]*faster than baseline[^<"]*\|lesson [0-9][^<"]*slower than baseline[^<"]*' "$junit/$name.xml" 2>/dev/null | sort -u | sed 's/^/    /' | head -20 || true
+    done
+    (cd "$junit" && [ -z "${OUT:-}" ] || tar czf "$OUT/junit-all.tar.gz" ./*.xml ./*.err 2>/dev/null && rm -f ./*.xml ./*.err) || true
+    [ "$fails" = 0 ] && echo "report-gpu.sh: every test program behaved (solutions pass, starters fail)" \
+      || echo "report-gpu.sh: $fails test program(s) did not behave"
+    [ "$fails" = 0 ]
     ;;
   run)
     [ $# -ge 2 ] || die "usage: report-gpu.sh run RUNTIME.tar.xz BUNDLE [report options]"
