@@ -6,7 +6,7 @@
 #
 #   scripts/pack-llvm-runtime.sh [--llvm-libdir DIR] [--with-libc] OUT.tar.xz
 #     --llvm-libdir DIR   the LLVM lib folder (default: that of the clang
-#                         recorded by scripts/install-deps.sh, else clang++-19)
+#                         recorded by scripts/install-deps.sh, else the newest clang++-NN)
 #     --with-libc         also pack this system's C runtime (ld-linux, libc,
 #                         libm, libstdc++, libgcc_s): for builds made on a newer
 #                         system than the node (Debian 13's glibc 2.41 on an
@@ -37,9 +37,11 @@ done
 [ -n "$out" ] || die "usage: pack-llvm-runtime.sh [--llvm-libdir DIR] [--with-libc] OUT.tar.xz"
 case "$out" in *.tar.xz) ;; *) die "the output must end in .tar.xz, got '$out'" ;; esac
 if [ -z "$libdir" ]; then
-  v=19
+  # The LLVM scripts/install-deps.sh recorded, else the newest clang++-NN here.
+  v=""
   [ -f "$repo/.deps/llvm-version" ] && v=$(cat "$repo/.deps/llvm-version")
-  command -v "clang++-$v" >/dev/null || die "clang++-$v not found; pass --llvm-libdir"
+  for c in $v 22 21 20 19; do command -v "clang++-$c" >/dev/null && { v=$c; break; }; done
+  command -v "clang++-$v" >/dev/null || die "no clang++-NN found; pass --llvm-libdir"
   libdir=$(dirname "$(readlink -f "$("clang++-$v" -print-file-name=libomptarget.so)")")
 fi
 [ -e "$libdir/libomptarget.so" ] || die "no libomptarget.so in '$libdir'"

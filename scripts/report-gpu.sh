@@ -89,6 +89,13 @@ case "$cmd" in
       verdict=$([ "$ok" = 1 ] && echo OK || echo WRONG)
       [ "$ok" = 1 ] || fails=$((fails + 1))
       echo "report-gpu.sh: $verdict $name: exit $rc, $failed of $cases test cases failed (must $want) in $((SECONDS - t0)) s"
+      # Which test cases failed (for starters: what the untouched step fails).
+      python3 - "$junit/$name.xml" <<'PYEOF' 2>/dev/null | head -12 || true
+import sys, xml.etree.ElementTree as ET
+for case in ET.parse(sys.argv[1]).iter("testcase"):
+    if case.find("failure") is not None or case.find("error") is not None:
+        print("    failed:", case.get("name"))
+PYEOF
       grep -h -o 'lesson [0-9][^<"]*faster than baseline[^<"]*\|lesson [0-9][^<"]*slower than baseline[^<"]*' "$junit/$name.xml" 2>/dev/null | sort -u | sed 's/^/    /' | head -20 || true
     done
     (cd "$junit" && [ -z "${OUT:-}" ] || tar czf "$OUT/junit-all.tar.gz" ./*.xml ./*.err 2>/dev/null && rm -f ./*.xml ./*.err) || true
