@@ -191,7 +191,9 @@ else()
     # default: build without it (-nogpulib) and link LLVM's own OpenMP device
     # runtime by hand. The lessons' math (expf, sqrtf) lowers to instructions.
     list(APPEND _dev_flags -nogpulib)
-    set(_dev_link_flags -Xoffload-linker "-L${COURSE_LLVM_LIBDIR}/${COURSE_DEVICE_TRIPLE}" -Xoffload-linker -lompdevice)
+    # SHELL: keeps each pair together (CMake drops repeated options otherwise).
+    set(_dev_link_flags "SHELL:-Xoffload-linker -L${COURSE_LLVM_LIBDIR}/${COURSE_DEVICE_TRIPLE}"
+                        "SHELL:-Xoffload-linker -lompdevice")
   endif()
 endif()
 list(APPEND COURSE_OFFLOAD_FLAGS ${_dev_flags})
@@ -214,8 +216,17 @@ int main() {
 }
 ]=])
 file(REMOVE "${_probe_dir}/probe")
+set(_probe_link "")
+foreach(_f IN LISTS COURSE_OFFLOAD_LINK_FLAGS)
+  if(_f MATCHES "^SHELL:(.*)")
+    separate_arguments(_words UNIX_COMMAND "${CMAKE_MATCH_1}")
+    list(APPEND _probe_link ${_words})
+  else()
+    list(APPEND _probe_link "${_f}")
+  endif()
+endforeach()
 execute_process(
-  COMMAND "${CMAKE_CXX_COMPILER}" ${COURSE_OFFLOAD_FLAGS} "${_probe_dir}/probe.cpp" -o "${_probe_dir}/probe" ${COURSE_OFFLOAD_LINK_FLAGS}
+  COMMAND "${CMAKE_CXX_COMPILER}" ${COURSE_OFFLOAD_FLAGS} "${_probe_dir}/probe.cpp" -o "${_probe_dir}/probe" ${_probe_link}
   RESULT_VARIABLE _rc OUTPUT_VARIABLE _probe_out ERROR_VARIABLE _probe_out TIMEOUT 300)
 if(NOT _rc EQUAL 0)
   string(REGEX MATCHALL "[^\n]*(error|Error)[^\n]*" _errs "${_probe_out}")
