@@ -16,7 +16,7 @@ int main(int argc, char **argv) {
   const char *prog = "course_blas_sgemm";
   // The sizes lesson 1 (and lessons 2, 4, 5 on the host device) run at in each mode.
   const auto o = vendor_sgemm::parse(argc, argv, prog, "OpenBLAS cblas_sgemm (FP32) on the host CPU's cores",
-                                     {{"tiny", "33", 3}, {"teaching", "1024", 5}, {"full", "1024,2048", 5}},
+                                     {{"tiny", "33", 3}, {"teaching", "256,512,1024", 5}, {"full", "256,512,1024", 5}},
                                      {"", "1024", 5});
   const int threads = openblas_get_num_threads();
   std::printf("device: host CPU, OpenBLAS %s, %d threads\n", openblas_get_config(), threads);

@@ -270,7 +270,7 @@ VendorCopy vendor_copy(long long bytes, int reps) {
   auto ev_create = (CUresult(*)(CUevent *, unsigned))sym("cuEventCreate");
   auto ev_record = (CUresult(*)(CUevent, CUstream))sym("cuEventRecord");
   auto ev_sync = (CUresult(*)(CUevent))sym("cuEventSynchronize");
-  auto ev_elapsed = (CUresult(*)(float *, CUevent, CUevent))sym("cuEventElapsedTime");
+  auto ev_elapsed = (CUresult(*)(float *, CUevent, CUevent))sym("cuEventElapsedTime", "cuEventElapsedTime_v2");
   auto ev_destroy = (CUresult(*)(CUevent))sym("cuEventDestroy_v2", "cuEventDestroy");
   auto err_string = (CUresult(*)(CUresult, const char **))sym("cuGetErrorString");
   if (!cuInit || !cuDeviceGet || !retain || !release || !push || !pop || !alloc || !mfree || !memset32 || !dtod ||

@@ -401,7 +401,7 @@ def place_against_ceiling(r, ceilings, device_class):
     r["pct_of_ceiling"] = 100.0 * rate / c["rate"]
     # A memory ceiling can be beaten only from cache; anything else over 100 % is a measuring problem.
     r["over_ceiling"] = r["pct_of_ceiling"] > 100.0 and not r["in_cache"]
-    if c["unit"] == "GB/s" and "memory-peak" in ceilings:
+    if used == "copy" and "memory-peak" in ceilings:
         r["pct_of_peak"] = 100.0 * rate / ceilings["memory-peak"][0]["rate"]
 
 
@@ -597,9 +597,9 @@ def ceilings_section(rows, ceilings, device_class, info, notes):
     for name in names:
         for c in ceilings[name]:
             rel = []
-            if c["unit"] == "GB/s" and copy and name not in ("copy", "memory-peak"):
+            if name == "omp-copy" and copy:
                 rel.append(f"{100 * c['rate'] / copy:.0f} % of copy")
-            if c["unit"] == "GB/s" and peak and name != "memory-peak":
+            if name in ("copy", "omp-copy") and peak:
                 rel.append(f"{100 * c['rate'] / peak:.0f} % of memory-peak")
             body.append([f"`{name}`", CEILING_WHAT.get(name, ""), c["size"], fmt(c["rate"], 1) + " " + c["unit"],
                          ", ".join(rel), c["note"]])
@@ -790,7 +790,7 @@ def main(argv):
     for k, step in enumerate(steps, 1):
         opts, about = program_help(step.program)
         if step.lesson and step.run != "starter":
-            abouts[step.lesson] = about
+            abouts[step.lesson] = re.sub(r"^lesson \d+,\s*", "", about)
         name = os.path.basename(step.program)
         # a note about missing presets once per program, not again for its second run
         step.args = size_args(opts, args.mode, notes if name not in asked else [], name) + step.args

@@ -35,7 +35,9 @@ void check_blas(cublasStatus_t s, const char *what) {
 int main(int argc, char **argv) {
   // The sizes lessons 2, 4 and 5 run at on a GPU in each mode (1024: the articles' size).
   const auto o = vendor_sgemm::parse(argc, argv, prog, "cuBLAS SGEMM (plain FP32), the report's vendor matmul ceiling",
-                                     {{"tiny", "256", 3}, {"teaching", "1024,2048", 10}, {"full", "1024,4096", 20}},
+                                     {{"tiny", "256", 3},
+                                      {"teaching", "256,512,1024,2048", 10},
+                                      {"full", "256,512,1024,4096", 20}},
                                      {"", "4096", 10});
   cudaDeviceProp prop{};
   check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");

@@ -188,7 +188,7 @@ void add_exp_sizes(const std::vector<long long> &sizes, int reps, bool only_your
                         "host-copy", verify("host loop").ok);
       b.role = "baseline";
       b.bytes = bytes;
-      b.in_cache = bytes <= course::device_info().cache_bytes;
+      b.in_cache = course::fits_in_cache(bytes);
     }
 
     course::poison(std::span<float>(result));
