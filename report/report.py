@@ -543,21 +543,23 @@ def seed_tables(rows):
         return "_No program in this run declares a seed table._\n"
     for seed, srows in grouped(sorted(seeded, key=lambda r: r["lesson"]), lambda r: r["seed"]):
         md.append(f"### {seed}\n")
+        several = len({r["experiment"] for r in srows}) > 1
         refs = {}
-        for r in srows:   # the table's reference at each size: its first baseline (the lowest lesson's)
+        for r in srows:   # the reference: the first baseline (the lowest lesson's) of the same experiment and size
             if r["role"] == "baseline" and r["status"] == "PASS" and r["time_ms"] > 0:
-                refs.setdefault(r["size"], r)
+                refs.setdefault((r["experiment"], r["size"]), r)
         body = []
         for r in srows:
-            ref = refs.get(r["size"])
+            ref = refs.get((r["experiment"], r["size"]))
             vs = ""
             if ref and ref is not r and r["status"] == "PASS" and r["time_ms"] > 0:
                 vs = f"{fmt(ref['time_ms'] / r['time_ms'], 1, 'x')} vs {ref['variant']} (L{ref['lesson']})"
-            body.append([f"L{r['lesson']}", r["variant"], r["size"], fmt(r["time_ms"], 2), rate_text(r),
-                         pct_text(r), vs, r["article"]])
-        md.append(md_table(["lesson", "variant", "size", "time here (ms)", "rate here", "% of ceiling",
-                            "vs the table's baseline", "article"], body,
-                           ["---", "---", "---", "---:", "---:", "---:", "---:", "---"]))
+            body.append([f"L{r['lesson']}"] + ([r["experiment"]] if several else []) +
+                        [r["variant"], r["size"], fmt(r["time_ms"], 2), rate_text(r), pct_text(r), vs, r["article"]])
+        md.append(md_table(["lesson"] + (["experiment"] if several else []) +
+                           ["variant", "size", "time here (ms)", "rate here", "% of ceiling", "vs the baseline",
+                            "article"], body,
+                           ["---"] * (2 if several else 1) + ["---", "---", "---:", "---:", "---:", "---:", "---"]))
         md.append("")
     md.append("Speedups across lessons come from different processes, minutes apart: machine load moves them "
               "more than a lesson's own \"vs baseline\", which is measured inside one program.\n")
