@@ -589,6 +589,14 @@ def summary_table(rows, device_class):
     return md_table(head, body, ["---", "---", "---", "---", "---:", "---:", "---:", "---:", "---"]) + "\n"
 
 
+def missing_why(info, key, program):
+    """Why a vendor ceiling program is missing: configure's reason, or that it did not build or run."""
+    said = info.get(key) or ""
+    if said.startswith("skipped"):
+        return said
+    return f"report/{program} did not build or did not run here" + (f" (configure found {said})" if said else "")
+
+
 def ceilings_section(rows, ceilings, device_class, info, notes):
     md = ["## Ceilings, measured in this run\n"]
     order = ["copy", "omp-copy", "memory-peak", "fp32", "sgemm", "host-copy", "host-fp32", "host-sgemm"]
@@ -610,12 +618,11 @@ def ceilings_section(rows, ceilings, device_class, info, notes):
     md.append("")
     skipped = []
     if "sgemm" not in ceilings and device_class == "gpu":
-        skipped.append("`sgemm` (cuBLAS): " + (info.get("sgemm") or "course_sgemm not built or failed (see Notes)")
+        skipped.append("`sgemm` (cuBLAS): " + missing_why(info, "sgemm", "course_sgemm")
                        + "; matmul rows use `fp32` instead")
     if "host-sgemm" not in ceilings:
-        skipped.append("`host-sgemm` (OpenBLAS): " + (info.get("host_sgemm") or "course_blas_sgemm not built or "
-                                                      "failed (see Notes)")
-                       + "; lesson 1's rows use `host-fp32` instead"
+        skipped.append("`host-sgemm` (OpenBLAS): " + missing_why(info, "host_sgemm", "course_blas_sgemm")
+                       + "; rows that name it use `host-fp32` instead"
                        + ("" if device_class == "gpu" else ", and the device's matmuls `fp32`"))
     if skipped:
         md.append("Skipped: " + "; ".join(skipped) + ".\n")
@@ -769,8 +776,8 @@ def main(argv):
         if relevant and os.access(path, os.X_OK):
             steps.append(Step(label, path, [], os.path.join(csvdir, name), 0, "vendor"))
         elif relevant:
-            why = info.get("sgemm" if prog == "course_sgemm" else "host_sgemm") or "not built"
-            notes.append(f"{label} skipped: report/{prog} is not in this build ({why})")
+            notes.append(f"{label} skipped: "
+                         + missing_why(info, "sgemm" if prog == "course_sgemm" else "host_sgemm", prog))
     for n in wanted:
         if n not in lessons:
             continue
