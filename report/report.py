@@ -1,12 +1,22 @@
 #!/usr/bin/env python3
 """The course report: measures the device's ceilings, runs every lesson
-program found in a build (baselines, the lesson's extra variants, the
-solution, and in the solutions track the untouched starter), and prints the
-source articles' tables beside the numbers measured here, each row with a
-"% of ceiling" column. Writes report.md, report.csv, the programs' own CSV and
-logs, and PNG plots (matplotlib) under BUILD/report/ (or --out).
+program found in a build (and, in the solutions track, each untouched
+starter), and prints the tables the programs declare, each row with a "% of
+ceiling" column, beside the source articles' figures. Writes report.md,
+report.csv, each program's own CSV and log, and PNG plots (matplotlib) under
+BUILD/report/ (or --out).
 
     report.py --build BUILD [--tiny | --full] [--lessons 1,3] [--out DIR]
+
+The report knows no lesson. Each program's rows (course::ResultRow,
+common/include/course/results.hpp) say which table they belong to, their
+role (baseline, kernel under test, variant, part of a call, reference), the
+bytes and flops they moved, the ceiling they are measured against, whether
+their data sit in cache, the seed table and article figure they reproduce,
+and how to plot them. Each program also declares its sizes: the report runs
+it with `--size tiny|teaching|full` (course::Cli::preset). A program that
+declares none of this still works: roles are guessed from variant names and
+it runs at its defaults, with a note.
 
 scripts/report.sh configures and builds a release solutions build first;
 scripts/report-gpu.sh runs this on a GPU node from prebuilt binaries.
@@ -35,181 +45,32 @@ SOURCE_DIR = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 
-COLUMNS = ["lesson", "experiment", "variant", "size", "time_ms", "rate", "unit", "ceiling", "status", "note"]
-EXTRA_COLUMNS = ["program", "role", "is_main", "ceiling_used", "ceiling_value", "pct_of_ceiling",
-                 "speedup_vs_baseline", "article"]
+# course::result_columns(), in order; rows of older programs have only the first ten.
+COLUMNS = ["lesson", "experiment", "variant", "size", "time_ms", "rate", "unit", "ceiling", "status", "note",
+           "role", "bytes", "flops", "in_cache", "seed", "article", "article_ms", "plot", "param", "goal_pct"]
+NUMERIC = {"time_ms", "rate", "bytes", "flops", "article_ms", "goal_pct"}
+# What the report adds to each row in report.csv.
+EXTRA_COLUMNS = ["program", "run", "is_main", "gbs", "gflops", "ceiling_used", "ceiling_value", "ceiling_size",
+                 "pct_of_ceiling", "pct_of_peak", "over_ceiling", "speedup_vs_baseline", "baseline"]
 
-# --------------------------------------------------------------------------
-# The one table of per-lesson run arguments and the articles' own figures.
-#
-# args: options per mode ("tiny" for the test, "teach" the default, "full");
-#   "gpu_teach" / "gpu_full" override on a GPU build. Options a program does
-#   not list in its --help are dropped with a note, so a lesson that renames
-#   an option degrades to its defaults instead of failing.
-# starter_args: the same for lessonNN_starter --only-yours (defaults to args).
-# baseline: regex on the variant naming each experiment's baseline row.
-# articles: (experiment regex, variant regex, the article's figure).
-# --------------------------------------------------------------------------
-
-
-@dataclass
-class Lesson:
-    number: int
-    folder: str
-    title: str
-    args: dict
-    starter_args: dict | None = None
-    baseline: str = r"baseline"
-    articles: list = field(default_factory=list)
-    # the kernel under test's rows (the lesson's headline in plots): regex on the variant,
-    # in experiments matching main_experiment (sweeps stay in the tables, out of the summary plots)
-    main: str = r"^(solution|yours|starter)$"
-    main_experiment: str = r"."
-    # rows whose rate is not in the ceiling's unit: (row) -> rate in GFLOP/s or None
-    to_gflops: object = None
-    # the ceiling for rows that name none (lesson 7's steps/s rows)
-    assume_ceiling: str = ""
-    # an option through which the program takes the SGEMM GFLOP/s measured at its --n (lesson 5)
-    sgemm_option: str = ""
-    # experiments without a baseline of their own use the lesson's at the same size (lesson 5's tile sweep)
-    shared_baseline: bool = False
-    # rows that time a part of a call, not an alternative to the baseline: no speedup (lesson 2's copies)
-    parts: str = r"^$"
-    # the lesson runs on host threads in every build (lesson 1): no % of a GPU's ceiling
-    host_only: bool = False
-    # one more run of the kernel under test, per mode (e.g. "gpu_full"), for the 1024² headline table
-    extra_args: dict = field(default_factory=dict)
-
-
-def _first_int(text):
-    m = re.search(r"\d+", text or "")
-    return int(m.group()) if m else None
-
-
-def _nbody_gflops(row):
-    # 20 flops per body-body interaction (the CUDA samples' convention), n^2 per step.
-    n = _first_int(row["size"])
-    if row["unit"] == "steps/s" and n:
-        return row["rate"] * 20.0 * n * n / 1e9
-    return None
-
-
-MAIN = r"^(solution|yours|starter)$"
-
-LESSONS = {
-    1: Lesson(
-        1, "01-cpu-baseline", "CPU baseline: loop order, omp parallel for, simd",
-        args={"tiny": ["--n", "33", "--reps", "1"],
-              "teach": ["--n", "1024", "--reps", "1"],
-              "full": ["--n", "1024", "--reps", "3"]},
-        articles=[
-            ("matmul", r"serial i-j-k", "7350 ms (C++ AMP article); 5.12 s (Intel GFX article), 1024²"),
-            ("matmul", r"parallel i-j-k", "2.689 s on 2 cores (Intel GFX article), 1024²"),
-        ],
-        host_only=True),
-    2: Lesson(
-        2, "02-target-offload", "target teams distribute parallel for, map, target data",
-        args={"tiny": ["--vec-n", "1000", "--mm-n", "33", "--heat-n", "33", "--heat-steps", "3", "--bw-n", "4096",
-                       "--reps", "1"],
-              "teach": ["--reps", "3"],
-              "full": ["--reps", "5", "--shapes"]},
-        main=r"^(solution|yours|starter)(: kernel)?$", parts=r": copy (in|out)$",
-        articles=[
-            ("matmul", r"^serial i-j-k", "7350 ms at 1024² (C++ AMP article)"),
-            ("matmul", r"^(solution|yours)(: kernel)?$", "147x vs serial at 1024² (C++ AMP article, naive GPU matmul)"),
-            ("add-exp", r"(solution|yours): whole call", "C++ AMP article: vector add is a poor GPU candidate, "
-                                                         "the copies dominate"),
-        ]),
-    3: Lesson(
-        3, "03-simd", "omp simd, declare simd, __restrict__, alignment",
-        args={"tiny": ["--n", "1000", "--reps", "1"],
-              "teach": ["--reps", "5"],
-              "full": ["--reps", "9"],
-              "gpu_teach": ["--n", str(1 << 26), "--reps", "9"],
-              "gpu_full": ["--n", str(1 << 28), "--reps", "9"]},
-        articles=[
-            ("", MAIN, "Intel GFX article's rules: vectorize, reduction for reordered sums, 4-byte types, "
-                       "aligned data, no gathers"),
-        ]),
-    4: Lesson(
-        4, "04-register-tiles", "per-thread register tiles",
-        args={"tiny": ["--n", "33", "--reps", "1"],
-              "teach": ["--n", "1024", "--reps", "1"],
-              "full": ["--n", "1024", "--reps", "3"],
-              "gpu_teach": ["--n", "2048", "--reps", "3"],
-              "gpu_full": ["--n", "4096", "--reps", "5"]},
-        extra_args={m: ["--n", "1024", "--reps", "5", "--only-yours"] for m in ("gpu_teach", "gpu_full")},
-        articles=[
-            ("", r"16\s*[x×]\s*32", "TILE_M=TILE_K=16, TILE_N=32, under 4 KB per thread (Intel GFX article)"),
-            ("", MAIN, "0.439 s for 1024² (Intel GFX article's offloaded matmul)"),
-        ]),
-    5: Lesson(
-        5, "05-team-local-matmul", "team-local tiles, barriers, tile-size sweep",
-        args={"tiny": ["--n", "33", "--tiles", "2,4,16", "--reps", "1"],
-              "teach": ["--n", "1024", "--reps", "1"],
-              "full": ["--n", "1024", "--reps", "3"],
-              "gpu_teach": ["--n", "2048", "--reps", "3"],
-              "gpu_full": ["--n", "4096", "--reps", "5"]},
-        extra_args={m: ["--n", "1024", "--reps", "5", "--only-yours"] for m in ("gpu_teach", "gpu_full")},
-        articles=[
-            ("sweep", r"^tile 2$", "3464 ms (CUDA article, tile 2)"),
-            ("sweep", r"^tile 4$", "523 ms (CUDA article, tile 4)"),
-            ("sweep", r"^tile 8$", "92 ms (CUDA article, tile 8)"),
-            ("sweep", r"^tile 16$", "52 ms (CUDA article, tile 16)"),
-            ("matmul", MAIN, "17 ms, 430x vs serial at 1024² (C++ AMP article, tiled)"),
-        ],
-        sgemm_option="--sgemm", shared_baseline=True),
-    6: Lesson(
-        6, "06-atomic-reductions", "global vs team-local atomics, reduction, histogram",
-        args={"tiny": ["--n", "1000", "--slow-n", "1000", "--reps", "1"],
-              "teach": ["--reps", "3"],
-              "full": ["--reps", "5"]},
-        main=r"^(solution|yours|starter) \(team-local\)$",
-        articles=[
-            ("", r"global atomic", "oneAPI chapter: one global accumulator serialises; float/double atomics "
-                                   "emulated on Gen9/Iris Xe"),
-            ("", r"team-local", "oneAPI chapter: local-memory partials, one global atomic per work-group"),
-        ]),
-    7: Lesson(
-        7, "07-soa-vs-aos", "structure of arrays vs array of structures, N-body",
-        args={"tiny": ["--n", "64", "--steps", "1", "--reps", "1"],
-              "teach": ["--n", "10240", "--steps", "1", "--reps", "1"],
-              "full": ["--n", "10240", "--steps", "2", "--reps", "3"],
-              "gpu_teach": ["--n", "10240,65536", "--steps", "5", "--reps", "3"],
-              "gpu_full": ["--n", "10240,65536", "--steps", "10", "--reps", "3"]},
-        articles=[
-            ("article", r"^AoS \(article", "2.5 steps/s on a CPU at 10 240 bodies (C++ AMP article)"),
-            ("article", MAIN, "160 steps/s on a GeForce GT 740M at 10 240 bodies (C++ AMP article)"),
-        ],
-        to_gflops=_nbody_gflops, assume_ceiling="fp32-peak"),
-    8: Lesson(
-        8, "08-access-patterns", "coalescing, vector width, threads in flight",
-        args={"tiny": ["--small", "40,24", "--large", "100,50", "--sweep", "1,2", "--reps", "1"],
-              "teach": ["--reps", "3"],
-              "full": ["--reps", "5"],
-              # 16000x8000 copies in ~0.1 ms on an H200, where launch cost and
-              # clocks swing the result 3x; 32000x16000 (488 MiB) gave steady
-              # rows (docs/results/report-gpu.md).
-              "gpu_full": ["--reps", "20", "--large", "32000,16000"]},
-        baseline=r"^Simple \(",
-        main=r"\((solution|yours|starter)\)$", main_experiment=r"^nine patterns$",
-        articles=[
-            ("nine patterns", r"^Simple \(", "OpenCL paper: the 384x512 image reached only 12 % of a Tesla "
-                                                "C2075's peak"),
-        ]),
+MODES = ("tiny", "teaching", "full")
+# Older names of the ceilings, still accepted from older programs' rows.
+CEILING_ALIASES = {"copy-bandwidth": "copy", "fp32-peak": "fp32"}
+# Where a ceiling was not measured, the next best one (and the row says so).
+CEILING_FALLBACK = {"sgemm": "fp32", "host-sgemm": "host-fp32"}
+MEMORY_CEILINGS = {"copy", "host-copy", "omp-copy", "memory-peak"}
+CEILING_WHAT = {
+    "copy": "the device's best memory copy",
+    "omp-copy": "the best OpenMP copy kernel the course writes",
+    "memory-peak": "the physical memory bandwidth (device properties)",
+    "fp32": "FP32 peak",
+    "sgemm": "the vendor's SGEMM (cuBLAS) on the device",
+    "host-copy": "a STREAM-like copy on every host core",
+    "host-fp32": "the host CPU's FP32 peak",
+    "host-sgemm": "OpenBLAS SGEMM on the host's cores: what a user would otherwise call",
 }
 
-# The design's goals for the solutions on an H100/H200 (COURSE-DESIGN.md), shown on GPU reports.
-GPU_GOALS = {2: ("copy-bandwidth", 85), 5: ("sgemm", 50), 6: ("copy-bandwidth", 80), 7: ("fp32-peak", 30),
-             8: ("copy-bandwidth", 80)}
-
-MODES = ("tiny", "teach", "full")
-
 # --------------------------------------------------------------------------
-
-
-class UsageError(Exception):
-    pass
 
 
 class Parser(argparse.ArgumentParser):
@@ -220,9 +81,18 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+def source_lessons():
+    """{n: folder} of the lessons in the source tree (lessons/NN-topic)."""
+    found = {}
+    for d in glob.glob(os.path.join(SOURCE_DIR, "lessons", "[0-9][0-9]-*")):
+        if os.path.isdir(d):
+            found[int(os.path.basename(d)[:2])] = os.path.basename(d)
+    return found
+
+
 def parse_args(argv):
-    p = Parser(prog="report", description="The course report: ceilings, every lesson's variants, the articles' "
-                                          "tables beside ours, CSV and plots.")
+    p = Parser(prog="report", description="The course report: ceilings, every lesson program's declared tables, "
+                                          "the articles' figures beside ours, CSV and plots.")
     p.add_argument("--build", default=os.path.join(SOURCE_DIR, "build-report"),
                    help="build folder holding lessons/NN-*/lessonNN and report/course_ceilings (default build-report)")
     size = p.add_mutually_exclusive_group()
@@ -239,19 +109,19 @@ def parse_args(argv):
     a = p.parse_args(argv)
     if a.timeout < 0:
         p.error(f"--timeout must be a positive number of seconds, got {a.timeout}")
+    a.lessons_wanted = []
     if a.lessons:
         try:
             wanted = [int(x) for x in a.lessons.split(",") if x.strip()]
         except ValueError:
             p.error(f"--lessons expects comma-separated lesson numbers, got '{a.lessons}'")
-        bad = [n for n in wanted if n not in LESSONS]
+        known = source_lessons()
+        bad = [n for n in wanted if n not in known]
         if bad or not wanted:
-            p.error(f"--lessons: no lesson {bad[0] if bad else a.lessons!r}; the course has lessons "
-                    f"{min(LESSONS)}-{max(LESSONS)}")
-        a.lessons = wanted
-    else:
-        a.lessons = []
-    a.mode = "tiny" if a.tiny else "full" if a.full else "teach"
+            p.error(f"--lessons: no lesson {bad[0] if bad else a.lessons!r} in lessons/; the course has lessons "
+                    f"{', '.join(str(n) for n in sorted(known))}")
+        a.lessons_wanted = wanted
+    a.mode = "tiny" if a.tiny else "full" if a.full else "teaching"
     if not a.timeout:
         a.timeout = 120 if a.tiny else 900
     return a, p
@@ -266,37 +136,34 @@ class Step:
     args: list
     csv: str
     lesson: int         # 0 for ceilings
-    role: str           # "ceiling", "solution", "yours", "starter", "sgemm"
-    dropped: list = field(default_factory=list)
+    run: str            # "ceiling", "solution", "yours", "starter", "vendor"
     rc: int | None = None
     seconds: float = 0
     log: str = ""
     error: str = ""
+    about: str = ""
 
 
-def program_options(program):
-    """Options a course program lists in --help (None if --help does not answer)."""
+def program_help(program):
+    """(options the program lists in --help, its one-line description); (None, "") if --help does not answer."""
     try:
         out = subprocess.run([program, "--help"], capture_output=True, text=True, timeout=60,
                              env=child_env()).stdout
     except (OSError, subprocess.TimeoutExpired):
-        return None
+        return None, ""
     opts = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", out))
-    return opts or None
+    first = out.strip().splitlines()[0] if out.strip() else ""
+    about = first.split(": ", 1)[1] if ": " in first else ""
+    return (opts or None), about
 
 
-def filter_args(args, options):
-    """Keep the options the program knows; return (kept, dropped)."""
-    if options is None:
-        return list(args), []
-    kept, dropped, i = [], [], 0
-    while i < len(args):
-        opt = args[i]
-        has_value = i + 1 < len(args) and not args[i + 1].startswith("--")
-        chunk = args[i:i + 2] if has_value else args[i:i + 1]
-        (kept if opt in options else dropped).extend(chunk)
-        i += len(chunk)
-    return kept, dropped
+def size_args(options, mode, notes, name):
+    """The arguments that pick the program's own sizes for this mode."""
+    if options and "--size" in options:
+        return ["--size", mode]
+    notes.append(f"{name} declares no sizes (no --size: course::Cli::preset): ran at its defaults"
+                 + (" with --reps 1" if mode == "tiny" and options and "--reps" in options else ""))
+    return ["--reps", "1"] if mode == "tiny" and options and "--reps" in options else []
 
 
 def child_env():
@@ -345,7 +212,7 @@ def run_step(step, k, total, timeout, logdir):
             what = f"exit status {step.rc}"
         step.error = what + (f": {tail}" if tail else "")
     verdict = "PASS" if step.rc == 0 and not failed else "FAILED"
-    if verdict == "FAILED" and step.role == "starter":
+    if verdict == "FAILED" and step.run == "starter":
         verdict = "FAILED (an untouched starter may: not counted)"
     extra = f", {failed} FAILED" if failed else ""
     if step.error:
@@ -371,18 +238,32 @@ def read_rows(step):
         for r in csv.DictReader(f):
             try:
                 r["lesson"] = int(r["lesson"])
-                r["time_ms"] = float(r["time_ms"] or 0)
-                r["rate"] = float(r["rate"] or 0)
+                for c in NUMERIC:
+                    r[c] = float(r.get(c) or 0)
             except (KeyError, ValueError):
                 continue
             for c in COLUMNS:
-                r.setdefault(c, "")
-                if r[c] is None:
+                if r.get(c) is None:
                     r[c] = ""
+            r["in_cache"] = str(r["in_cache"]).strip() in ("1", "true", "yes")
+            r["ceiling"] = CEILING_ALIASES.get(r["ceiling"], r["ceiling"])
+            r["role"] = r["role"] or guess_role(r)
             r["program"] = os.path.basename(step.program)
-            r["role"] = step.role
+            r["run"] = step.run
             rows.append(r)
     return rows
+
+
+def guess_role(r):
+    """The role of a row from a program that does not declare it (older ResultRow)."""
+    v = r["variant"].lower()
+    if r["lesson"] == 0:
+        return "ceiling" if r["experiment"] == "ceiling" else "reference"
+    if "baseline" in v:
+        return "baseline"
+    if re.match(r"^(solution|yours|starter)\b", v) or re.search(r"\((solution|yours|starter)\)", v):
+        return "kernel"
+    return "variant"
 
 
 # ---- the build ------------------------------------------------------------
@@ -427,7 +308,7 @@ def commit_of(build, info):
 
 
 def find_lessons(build):
-    """{n: (folder path, main program, starter program or None)} for every lesson program in the build."""
+    """{n: (folder name, main program, starter program or None)} for every lesson program in the build."""
     found = {}
     for d in sorted(glob.glob(os.path.join(build, "lessons", "[0-9][0-9]-*"))):
         name = os.path.basename(d)
@@ -441,103 +322,131 @@ def find_lessons(build):
 
 # ---- analysis -------------------------------------------------------------
 
+def size_key(size):
+    nums = [int(x) for x in re.findall(r"\d+", size or "")]
+    return math.prod(nums) if nums else 0
+
+
 def ceilings_from(rows):
-    """{name: row} of the measured ceilings: the higher where measured twice."""
-    c = {}
+    """{name: [rows]}: each ceiling, one row per size, the better run where measured twice."""
+    best = {}
     for r in rows:
-        if r["lesson"] == 0 and r["experiment"] == "ceiling" and r["status"] == "PASS" and r["rate"] > 0:
-            if r["variant"] not in c or r["rate"] > c[r["variant"]]["rate"]:
-                c[r["variant"]] = r
-    return c
+        if r["lesson"] == 0 and r["role"] == "ceiling" and r["status"] == "PASS" and r["rate"] > 0:
+            key = (r["variant"], r["size"])
+            if key not in best or r["rate"] > best[key]["rate"]:
+                best[key] = r
+    out = {}
+    for (name, _), r in best.items():
+        out.setdefault(name, []).append(r)
+    for v in out.values():
+        v.sort(key=lambda r: size_key(r["size"]))
+    return out
 
 
-def ceiling_for(row, ceilings, lesson, device_class="host"):
-    """(ceiling name used, ceiling value, % of ceiling) for one row, or Nones."""
-    name = row["ceiling"]
-    if not name or row["lesson"] == 0 or row["rate"] <= 0:
-        return None, None, None
-    if lesson and lesson.host_only and device_class == "gpu":
-        return "", None, None   # host threads against a GPU's roof would say nothing
-    used = name
-    if name == "sgemm" and "sgemm" not in ceilings:
-        used = "fp32-peak"   # no vendor SGEMM on this device: compare with FP32 peak, and say so
-    c = ceilings.get(used)
-    if not c:
-        return used, None, None
-    rate = row["rate"]
-    want = c["unit"]
-    if row["unit"] != want:
-        rate = lesson.to_gflops(row) if (lesson and lesson.to_gflops and want == "GFLOP/s") else None
-        if rate is None:
-            return used, c["rate"], None
-    return used, c["rate"], 100.0 * rate / c["rate"]
+def lookup_ceiling(name, ceilings, device_class):
+    """The rows of a ceiling, by name; on the host device the host's ceilings are the device's."""
+    if name in ceilings:
+        return name, ceilings[name]
+    if device_class != "gpu":
+        alt = name[5:] if name.startswith("host-") else "host-" + name
+        if alt in ceilings:
+            return alt, ceilings[alt]
+    return name, None
 
 
-def is_baseline(row, lesson):
-    return bool(re.search(lesson.baseline, row["variant"], re.I)) if lesson else False
-
-
-def baseline_rows(rows, lesson):
-    """{experiment: [baseline rows]} from a lesson's rows (never the starter's)."""
-    b = {}
-    for r in rows:
-        if r["role"] != "starter" and is_baseline(r, lesson) and r["time_ms"] > 0:
-            b.setdefault(r["experiment"], []).append(r)
-    return b
-
-
-def speedup(row, base):
-    """How many times faster than the baseline: time ratio at the same size,
-    else (the baseline ran on fewer elements, as lesson 6's global atomics do)
-    the ratio of rates in the same unit."""
-    if not base or row["time_ms"] <= 0:
-        return None
-    same = [b for b in base if b["size"] == row["size"]]
+def ceiling_at(cands, size):
+    """The ceiling measured at the row's own size, else the nearest size (a matmul's SGEMM), else the only one."""
+    same = [c for c in cands if c["size"] == size]
     if same:
-        return same[0]["time_ms"] / row["time_ms"]
-    rated = [b for b in base if b["unit"] == row["unit"] and b["rate"] > 0 and row["rate"] > 0]
-    return row["rate"] / rated[0]["rate"] if rated else None
+        return same[0]
+    k = size_key(size)
+    sized = [c for c in cands if size_key(c["size"]) > 0]
+    if k > 0 and sized:
+        return min(sized, key=lambda c: abs(math.log(size_key(c["size"])) - math.log(k)))
+    return max(cands, key=lambda c: c["rate"])
 
 
-def article_for(row, lesson):
-    if not lesson or row["role"] == "starter":
-        return ""
-    texts = [t for exp, var, t in lesson.articles
-             if re.search(exp, row["experiment"], re.I) and re.search(var, row["variant"], re.I)]
-    return "; ".join(texts)
+def rate_in(row, unit):
+    """The row's rate in a ceiling's unit, from what it declares (bytes or flops per run) or its own unit."""
+    if row["unit"] == unit and row["rate"] > 0:
+        return row["rate"]
+    if row["time_ms"] > 0:
+        if unit == "GB/s" and row["bytes"] > 0:
+            return row["bytes"] / row["time_ms"] / 1e6
+        if unit == "GFLOP/s" and row["flops"] > 0:
+            return row["flops"] / row["time_ms"] / 1e6
+    return None
 
 
-def annotate(rows, ceilings, device_class="host"):
+def place_against_ceiling(r, ceilings, device_class):
+    r.update(ceiling_used="", ceiling_value=None, ceiling_size="", pct_of_ceiling=None, pct_of_peak=None,
+             over_ceiling=False)
+    name = r["ceiling"]
+    if not name or r["lesson"] == 0 or r["role"] == "ceiling":
+        return
+    used, cands = lookup_ceiling(name, ceilings, device_class)
+    if not cands and name in CEILING_FALLBACK:
+        used, cands = lookup_ceiling(CEILING_FALLBACK[name], ceilings, device_class)
+    r["ceiling_used"] = used
+    if not cands:
+        return
+    c = ceiling_at(cands, r["size"])
+    r["ceiling_value"] = c["rate"]
+    # Said where sizes compare (a matmul's SGEMM at another n), not for a copy of another length.
+    alike = re.sub(r"\d+", "#", c["size"]) == re.sub(r"\d+", "#", r["size"])
+    r["ceiling_size"] = c["size"] if c["size"] != r["size"] and alike else ""
+    rate = rate_in(r, c["unit"])
+    if rate is None or r["status"] != "PASS":
+        return
+    r["pct_of_ceiling"] = 100.0 * rate / c["rate"]
+    # A memory ceiling can be beaten only from cache; anything else over 100 % is a measuring problem.
+    r["over_ceiling"] = r["pct_of_ceiling"] > 100.0 and not r["in_cache"]
+    if used == "copy" and "memory-peak" in ceilings:
+        r["pct_of_peak"] = 100.0 * rate / ceilings["memory-peak"][0]["rate"]
+
+
+def speedup_of(r, bases):
+    """How many times faster than the baseline: the experiment's own at the same size; else (a
+    baseline run on fewer elements, as lesson 6's global atomics) the ratio of rates in one unit;
+    else the program's baseline at the same size and unit (a sweep without one of its own)."""
+    same_exp = [b for b in bases if b["experiment"] == r["experiment"]]
+    for b in same_exp:
+        if b["size"] == r["size"] and b["time_ms"] > 0:
+            return b["time_ms"] / r["time_ms"], b
+    for b in same_exp:
+        if b["unit"] == r["unit"] and b["rate"] > 0 and r["rate"] > 0:
+            return r["rate"] / b["rate"], b
+    for b in bases:
+        if b["size"] == r["size"] and b["unit"] == r["unit"] and b["time_ms"] > 0:
+            return b["time_ms"] / r["time_ms"], b
+    return None, None
+
+
+def annotate(rows, ceilings, device_class):
+    for r in rows:
+        place_against_ceiling(r, ceilings, device_class)
+        r["gbs"] = rate_in(r, "GB/s")
+        r["gflops"] = rate_in(r, "GFLOP/s")
+        r["speedup_vs_baseline"], r["baseline"], r["is_main"] = None, "", False
     by_lesson = {}
     for r in rows:
-        by_lesson.setdefault(r["lesson"], []).append(r)
-    for n, lrows in by_lesson.items():
-        lesson = LESSONS.get(n)
-        base = baseline_rows(lrows, lesson)
-        every_base = [b for bl in base.values() for b in bl]
+        if r["lesson"] > 0:
+            by_lesson.setdefault(r["lesson"], []).append(r)
+    for lrows in by_lesson.values():
+        # The baselines come from the lesson program proper (a starter runs only its own kernels).
+        bases = [b for b in lrows if b["role"] == "baseline" and b["run"] != "starter" and b["status"] == "PASS"]
         for r in lrows:
-            if not r["ceiling"] and lesson and lesson.assume_ceiling and r["rate"] > 0:
-                r["ceiling"] = lesson.assume_ceiling
-            used, value, pct = ceiling_for(r, ceilings, lesson, device_class)
-            r["ceiling_used"] = used or ""
-            r["ceiling_value"] = value
-            r["pct_of_ceiling"] = pct
-            # the experiment's own baseline, else the lesson's at the same size and unit (lesson 5's tile sweep)
-            own = base.get(r["experiment"])
-            if not own and lesson and lesson.shared_baseline:
-                own = [b for b in every_base if b["size"] == r["size"] and b["unit"] == r["unit"]]
-            is_part = lesson and re.search(lesson.parts, r["variant"])
-            r["speedup_vs_baseline"] = speedup(r, own) if n != 0 and not is_part else None
-            r["article"] = article_for(r, lesson)
-            r["is_main"] = False
-        # The kernel under test, one row per (experiment, size, role): the best where several match (lesson 8).
+            if r["role"] in ("kernel", "variant") and r["time_ms"] > 0:
+                sp, b = speedup_of(r, bases)
+                r["speedup_vs_baseline"] = sp
+                r["baseline"] = b["variant"] if b else ""
+        # The kernel under test, one row per (experiment, size, run): the best where several qualify.
         best = {}
         for r in lrows:
-            if (lesson and r["role"] != "ceiling" and r["status"] == "PASS"
-                    and re.search(lesson.main, r["variant"], re.I)
-                    and re.search(lesson.main_experiment, r["experiment"], re.I)):
-                key = (r["experiment"], r["size"], r["role"])
-                score = r["rate"] if r["rate"] > 0 else -r["time_ms"]
+            if r["role"] == "kernel" and r["status"] == "PASS":
+                key = (r["experiment"], r["size"], r["run"])
+                score = r["pct_of_ceiling"] if r["pct_of_ceiling"] is not None else (
+                    r["rate"] if r["rate"] > 0 else -r["time_ms"])
                 if key not in best or score > best[key][0]:
                     best[key] = (score, r)
         for _, r in best.values():
@@ -547,7 +456,7 @@ def annotate(rows, ceilings, device_class="host"):
 # ---- Markdown ---------------------------------------------------------------
 
 def fmt(v, digits=1, suffix=""):
-    if v is None or (isinstance(v, float) and (math.isnan(v) or math.isinf(v))):
+    if v is None or v == "" or (isinstance(v, float) and (math.isnan(v) or math.isinf(v))):
         return ""
     if isinstance(v, float):
         if v != 0 and abs(v) < 10 ** -digits:
@@ -560,12 +469,6 @@ def md_escape(s):
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
-def status_of(r):
-    if r["status"] == "PASS":
-        return "PASS"
-    return "FAILED (starter: expected)" if r["role"] == "starter" else "**FAILED**"
-
-
 def md_table(header, rows, align=None):
     align = align or ["---"] * len(header)
     out = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
@@ -574,205 +477,262 @@ def md_table(header, rows, align=None):
     return "\n".join(out)
 
 
-def lesson_table(lrows):
-    header = ["experiment", "variant", "size", "time (ms)", "rate", "% of ceiling", "vs baseline", "article",
-              "status", "note"]
-    align = ["---", "---", "---", "---:", "---:", "---:", "---:", "---", "---", "---"]
-    body = []
-    for r in lrows:
-        pct = ""
-        if r["pct_of_ceiling"] is not None:
-            pct = f"{fmt(r['pct_of_ceiling'])} % {r['ceiling_used']}"
-        elif r["ceiling_used"]:
-            pct = f"n/a ({r['ceiling_used']} not measured)" if r["ceiling_value"] is None else "n/a (unit)"
-        rate = f"{fmt(r['rate'], 2)} {r['unit']}" if r["rate"] > 0 else ""
-        sp = fmt(r["speedup_vs_baseline"], 1, "x") if r["speedup_vs_baseline"] else ""
-        if r["status"] != "PASS":
-            # A wrong answer has no rate worth showing: an unfinished starter that
-            # copies nothing would otherwise "reach" millions of GB/s.
-            rate, pct, sp = "(wrong result)", "", ""
-        body.append([r["experiment"], r["variant"] + (" *(starter)*" if r["role"] == "starter" and
-                                                     "starter" not in r["variant"] else ""),
-                     r["size"], fmt(r["time_ms"], 2), rate, pct, sp, r["article"], status_of(r), r["note"]])
+def status_of(r):
+    if r["status"] == "PASS":
+        return "PASS"
+    return "FAILED (starter: expected)" if r["run"] == "starter" else "**FAILED**"
+
+
+def variant_of(r):
+    return r["variant"] + (" *(starter)*" if r["run"] == "starter" and "starter" not in r["variant"] else "")
+
+
+def rate_text(r):
+    if r["status"] != "PASS":
+        # A wrong answer has no rate worth showing: an unfinished starter that
+        # copies nothing would otherwise "reach" millions of GB/s.
+        return "(wrong result)"
+    return f"{fmt(r['rate'], 2)} {r['unit']}" if r["rate"] > 0 else ""
+
+
+def pct_text(r):
+    if r["status"] != "PASS":
+        return ""
+    if r["pct_of_ceiling"] is not None:
+        t = f"{fmt(r['pct_of_ceiling'])} % {r['ceiling_used']}"
+        if r["ceiling_size"]:
+            t += f" (at {r['ceiling_size']})"
+        if r["in_cache"]:
+            t += " (in cache)"
+        if r["over_ceiling"]:
+            t += " ⚠ over the ceiling, not declared in cache"
+        return t
+    if r["ceiling_used"]:
+        return f"n/a ({r['ceiling_used']} not measured)" if r["ceiling_value"] is None else "n/a (no bytes/flops)"
+    return ""
+
+
+def speedup_text(r):
+    if r["status"] != "PASS" or not r["speedup_vs_baseline"]:
+        return ""
+    return fmt(r["speedup_vs_baseline"], 1, "x")
+
+
+def experiment_table(erows):
+    header = ["variant", "size", "time (ms)", "rate", "% of ceiling", "vs baseline", "article", "status", "note"]
+    align = ["---", "---", "---:", "---:", "---:", "---:", "---", "---", "---"]
+    body = [[variant_of(r), r["size"], fmt(r["time_ms"], 3 if r["time_ms"] < 1 else 2), rate_text(r), pct_text(r),
+             speedup_text(r), (r["article"] if r["run"] != "starter" else ""), status_of(r), r["note"]]
+            for r in erows]
     return md_table(header, body, align)
 
 
-def find_row(rows, lesson, variant_re, experiment_re=r".", size_re=r"."):
+def grouped(rows, key):
+    """[(key, [rows])] in order of first appearance."""
+    out = {}
     for r in rows:
-        if (r["lesson"] == lesson and re.search(variant_re, r["variant"], re.I)
-                and re.search(experiment_re, r["experiment"], re.I) and re.search(size_re, r["size"])):
-            return r
-    return None
+        out.setdefault(key(r), []).append(r)
+    return list(out.items())
 
 
-def headline_tables(rows, ceilings, device_class, built):
-    """The seeds' tables, measured here, beside the articles' own figures."""
+def seed_tables(rows):
+    """The seeds' tables, measured here: rows that declare the seed table they reproduce, across lessons."""
     md = []
-    mm = r"^1024x1024$"
-    serial = find_row(rows, 1, r"serial i-j-k", r"matmul", mm)
-
-    def vs_serial(r):
-        # Against the serial i-j-k of the row's own program where it has one (lesson 2), else lesson 1's.
-        if not r or r["time_ms"] <= 0:
-            return ""
-        own = find_row([x for x in rows if x["role"] != "starter"], r["lesson"], r"^serial i-j-k", r"matmul", mm)
-        ref = own or serial
-        return fmt(ref["time_ms"] / r["time_ms"], 1, "x") + ("" if own else " (vs lesson 1)") if ref else ""
-
-    def t(r, n):
-        if r:
-            return fmt(r["time_ms"], 1) + " ms"
-        return "not at 1024² in this run" if n in built else "not in this build"
-
-    md.append("### 1024² fp32 matmul across the course (C++ AMP and Intel GFX articles)\n")
-    cands = [
-        ("serial i-j-k (lesson 1 baseline)", 1, serial, "7350 ms (C++ AMP); 5.12 s (Intel GFX)"),
-        ("i-j-k + omp parallel for (lesson 1)", 1, find_row(rows, 1, r"parallel i-j-k", r"matmul", mm),
-         "2.689 s on 2 cores (Intel GFX)"),
-        ("lesson 1 solution (loop order + threads + simd)", 1,
-         find_row(rows, 1, r"^(solution|yours)$", r"matmul", mm), ""),
-        ("naive offload, collapse(2): kernel (lesson 2)", 2,
-         find_row(rows, 2, r"^(solution|yours)(: kernel)?$", r"matmul", mm), "147x vs serial (C++ AMP)"),
-        ("naive offload: whole call with copies (lesson 2)", 2,
-         find_row(rows, 2, r"^(solution|yours): whole call$", r"matmul", mm), ""),
-        ("register tiles (lesson 4 solution)", 4, find_row(rows, 4, r"^(solution|yours)$", r".", mm),
-         "0.439 s (Intel GFX, offloaded)"),
-        ("team-local tiles (lesson 5 solution)", 5, find_row(rows, 5, r"^(solution|yours)$", r".", mm),
-         "17 ms, 430x vs serial (C++ AMP, tiled)"),
-    ]
-    body = [[name, t(r, n), vs_serial(r) if r else "", fmt(r["rate"], 1) + " GFLOP/s" if r and r["rate"] else "",
-             art] for name, n, r, art in cands]
-    md.append(md_table(["variant", "time here", "vs serial here", "rate here", "article"], body,
-                       ["---", "---:", "---:", "---:", "---"]))
-    md.append("\nSpeedups are against the serial i-j-k at 1024² measured in the same program where it has one "
-              "(lesson 2), else against lesson 1's (another process: machine load moves those more).\n")
-
-    # CUDA article's tile table.
-    article_ms = {2: 3464, 4: 523, 8: 92, 16: 52}
-    sweep = [r for r in rows if r["lesson"] == 5 and re.search(r"^tile\s*\d+$", r["variant"], re.I)
-             and r["role"] != "starter"]
-    md.append("### Tile-size sweep, team-local tiles (CUDA article's table, Quadro 2000M)\n")
-    if sweep:
+    seeded = [r for r in rows if r["seed"] and r["run"] != "starter" and r["lesson"] > 0]
+    if not seeded:
+        return "_No program in this run declares a seed table._\n"
+    for seed, srows in grouped(sorted(seeded, key=lambda r: r["lesson"]), lambda r: r["seed"]):
+        md.append(f"### {seed}\n")
+        several = len({r["experiment"] for r in srows}) > 1
+        refs = {}
+        for r in srows:   # the reference: the first baseline (the lowest lesson's) of the same experiment and size
+            if r["role"] == "baseline" and r["status"] == "PASS" and r["time_ms"] > 0:
+                refs.setdefault((r["experiment"], r["size"]), r)
         body = []
-        for r in sweep:
-            tile = _first_int(re.search(r"tile\s*(\d+)", r["variant"], re.I).group(1))
-            body.append([r["variant"], r["size"], fmt(r["time_ms"], 2) + " ms", fmt(r["rate"], 1) + " " + r["unit"],
-                         f"{article_ms[tile]} ms" if tile in article_ms else ""])
-        md.append(md_table(["tile", "size", "time here", "rate here", "article"], body,
-                           ["---", "---", "---:", "---:", "---:"]))
-    else:
-        md.append("_Lesson 5 is not in this build: the article's 2/4/8/16 → 3464/523/92/52 ms has nothing to sit "
-                  "beside yet._")
-    md.append("")
-
-    # N-body.
-    md.append("### N-body, 10 240 bodies (C++ AMP article: 2.5 steps/s CPU, 160 steps/s GPU)\n")
-    nb = [r for r in rows if r["lesson"] == 7 and r["unit"] == "steps/s"]
-    if nb:
-        body = [[r["variant"] + (" *(starter)*" if r["role"] == "starter" and "starter" not in r["variant"] else ""),
-                 r["size"], fmt(r["rate"], 2) + " steps/s", fmt(r["pct_of_ceiling"], 1, " %"), r["article"]]
-                for r in nb]
-        md.append(md_table(["variant", "bodies", "here", "% of FP32 peak", "article"], body,
-                           ["---", "---", "---:", "---:", "---"]))
-    else:
-        md.append("_Lesson 7 is not in this build._" if 7 not in built else "_No 10 240-body rows in this run._")
-    md.append("")
-
-    # Atomics matrix.
-    md.append("### Atomics matrix (oneAPI atomics chapter: int vs float vs double, global vs local)\n")
-    cells, methods, kinds = {}, [], []
-    for r in rows:
-        if r["lesson"] != 6 or r["role"] == "starter" or not re.match(r"(sum|histogram)", r["experiment"]):
-            continue
-        m = atomics_method(r["variant"])
-        if not m:
-            continue
-        cells[(r["experiment"], m)] = r
-        if m not in methods:
-            methods.append(m)
-        if r["experiment"] not in kinds:
-            kinds.append(r["experiment"])
-    if cells:
-        body = []
-        for k in kinds:
-            line = [k]
-            for m in methods:
-                r = cells.get((k, m))
-                line.append(f"{fmt(r['rate'], 2)} GB/s ({fmt(r['pct_of_ceiling'], 1)} %)" if r else "")
-            body.append(line)
-        md.append(md_table(["GB/s (% of copy)"] + methods, body, ["---"] + ["---:"] * len(methods)))
-        md.append("\nThe chapter measured integer atomics native everywhere and float/double atomics emulated on "
-                  "Gen9/Iris Xe; the course's H200 prototype: global atomic sum int 142, float 2.3, double 4.5 GB/s.")
-    else:
-        md.append("_Lesson 6 is not in this build._" if 6 not in built else "_No atomics rows in this run._")
-    md.append("")
-
-    # Nine access patterns.
-    md.append("### Nine access patterns, 8-bit image copy (OpenCL paper)\n")
-    pats, sizes, cell = [], [], {}
-    for r in rows:
-        if r["lesson"] != 8 or r["experiment"] != "nine patterns" or r["role"] == "starter":
-            continue
-        name = re.sub(r"\s*\((solution|yours)\)$", "", r["variant"])
-        cell[(name, r["size"])] = r
-        if name not in pats:
-            pats.append(name)
-        if r["size"] not in sizes:
-            sizes.append(r["size"])
-    if cell:
-        body = [[pname] + [f"{fmt(cell[(pname, sz)]['rate'], 2)} GB/s ({fmt(cell[(pname, sz)]['pct_of_ceiling'], 1)} %)"
-                           if (pname, sz) in cell else "" for sz in sizes] for pname in pats]
-        md.append(md_table(["pattern"] + [f"{sz}: GB/s (% of copy)" for sz in sizes], body,
-                           ["---"] + ["---:"] * len(sizes)))
-        md.append("\nThe paper: on a 384x512 image the pattern mattered only once enough threads were in flight "
-                  "(Row16 vs Col16 more than 2x apart), and the small image reached 12 % of a Tesla C2075's peak.")
-    else:
-        md.append("_Lesson 8 is not in this build._" if 8 not in built else "_No nine-pattern rows in this run._")
-    md.append("")
+        for r in srows:
+            ref = refs.get((r["experiment"], r["size"]))
+            vs = ""
+            if ref and ref is not r and r["status"] == "PASS" and r["time_ms"] > 0:
+                vs = f"{fmt(ref['time_ms'] / r['time_ms'], 1, 'x')} vs {ref['variant']} (L{ref['lesson']})"
+            body.append([f"L{r['lesson']}"] + ([r["experiment"]] if several else []) +
+                        [r["variant"], r["size"], fmt(r["time_ms"], 2), rate_text(r), pct_text(r), vs, r["article"]])
+        md.append(md_table(["lesson"] + (["experiment"] if several else []) +
+                           ["variant", "size", "time here (ms)", "rate here", "% of ceiling", "vs the baseline",
+                            "article"], body,
+                           ["---"] * (2 if several else 1) + ["---", "---", "---:", "---:", "---:", "---:", "---"]))
+        md.append("")
+    md.append("Speedups across lessons come from different processes, minutes apart: machine load moves them "
+              "more than a lesson's own \"vs baseline\", which is measured inside one program.\n")
     return "\n".join(md)
 
 
-def atomics_method(variant):
-    """Lesson 6's accumulation method from a variant name, or None for sweeps and the copy."""
-    v = variant.lower()
-    if "teams" in v or "copy" in v:
-        return None
-    for m in ("global atomic", "reduction clause", "team-local"):
-        if m in v:
-            return m
-    return None
+def summary_table(rows, device_class):
+    """Each lesson's kernel under test at its largest size against its ceiling (and the design's goal on a GPU)."""
+    mains = [r for r in rows if r["is_main"] and r["run"] != "starter"]
+    largest = {}
+    for r in mains:
+        key = (r["lesson"], r["experiment"])
+        if key not in largest or size_key(r["size"]) > size_key(largest[key]["size"]):
+            largest[key] = r
+    if not largest:
+        return "_No kernel under test in this run._\n"
+    body = []
+    for (n, exp), r in sorted(largest.items()):
+        goal = ""
+        if r["goal_pct"] > 0:
+            met = r["pct_of_ceiling"] is not None and r["pct_of_ceiling"] >= r["goal_pct"]
+            goal = f"≥ {fmt(r['goal_pct'], 0)} %: " + ("met" if met else "**not met**")
+        body.append([f"L{n}", exp, r["variant"], r["size"], rate_text(r), pct_text(r),
+                     fmt(r["pct_of_peak"], 1, " %") if r["pct_of_peak"] is not None else "", speedup_text(r), goal])
+    head = ["lesson", "experiment", "kernel", "size", "rate", "% of ceiling", "% of memory peak", "vs baseline",
+            "design goal" + (" (H100/H200)" if device_class == "gpu" else " (GPU only)")]
+    return md_table(head, body, ["---", "---", "---", "---", "---:", "---:", "---:", "---:", "---"]) + "\n"
 
 
-def ceilings_section(rows, ceilings, device_class):
+def missing_why(info, key, program):
+    """Why a vendor ceiling program is missing: configure's reason, or that it did not build or run."""
+    said = info.get(key) or ""
+    if said.startswith("skipped"):
+        return said
+    return f"report/{program} did not build or did not run here" + (f" (configure found {said})" if said else "")
+
+
+def ceilings_section(rows, ceilings, device_class, info, notes):
     md = ["## Ceilings, measured in this run\n"]
-    body = [[name, r["size"], fmt(r["rate"], 1) + " " + r["unit"], r["program"], r["note"]]
-            for name, r in sorted(ceilings.items())]
-    md.append(md_table(["ceiling", "size", "value", "measured by", "how"], body, ["---", "---", "---:", "---", "---"]))
+    order = ["copy", "omp-copy", "memory-peak", "fp32", "sgemm", "host-copy", "host-fp32", "host-sgemm"]
+    names = [n for n in order if n in ceilings] + sorted(n for n in ceilings if n not in order)
+    copy = ceilings.get("copy", [{}])[-1].get("rate")
+    peak = ceilings.get("memory-peak", [{}])[-1].get("rate")
+    body = []
+    for name in names:
+        for c in ceilings[name]:
+            rel = []
+            if name == "omp-copy" and copy:
+                rel.append(f"{100 * c['rate'] / copy:.0f} % of copy")
+            if name in ("copy", "omp-copy") and peak:
+                rel.append(f"{100 * c['rate'] / peak:.0f} % of memory-peak")
+            body.append([f"`{name}`", CEILING_WHAT.get(name, ""), c["size"], fmt(c["rate"], 1) + " " + c["unit"],
+                         ", ".join(rel), c["note"]])
+    md.append(md_table(["ceiling", "what", "size", "value", "relative", "how"], body,
+                       ["---", "---", "---", "---:", "---", "---"]))
     md.append("")
-    details = [r for r in rows if r["lesson"] == 0 and r["experiment"] != "ceiling"]
+    skipped = []
+    if "sgemm" not in ceilings and device_class == "gpu":
+        skipped.append("`sgemm` (cuBLAS): " + missing_why(info, "sgemm", "course_sgemm")
+                       + "; matmul rows use `fp32` instead")
+    if "host-sgemm" not in ceilings:
+        skipped.append("`host-sgemm` (OpenBLAS): " + missing_why(info, "host_sgemm", "course_blas_sgemm")
+                       + "; rows that name it use `host-fp32` instead"
+                       + ("" if device_class == "gpu" else ", and the device's matmuls `fp32`"))
+    if skipped:
+        md.append("Skipped: " + "; ".join(skipped) + ".\n")
+    details = [r for r in rows if r["lesson"] == 0 and r["role"] != "ceiling"]
     if details:
         body = [[r["variant"], r["size"], fmt(r["rate"], 1) + " " + r["unit"], fmt(r["time_ms"], 3), r["program"],
                  r["status"], r["note"]] for r in details]
-        md.append("<details><summary>every copy measured for the ceiling</summary>\n")
-        md.append(md_table(["copy", "size", "rate", "time (ms)", "run", "status", "note"], body,
+        md.append("<details><summary>every measurement behind the ceilings</summary>\n")
+        md.append(md_table(["what", "size", "rate", "time (ms)", "run", "status", "note"], body,
                            ["---", "---", "---:", "---:", "---", "---", "---"]))
         md.append("\n</details>\n")
-    notes = ["Every row's \"% of ceiling\" divides its rate by the ceiling it names: streaming kernels by the "
-             "copy bandwidth (bytes read + written), compute kernels by FP32 peak, matmul by cuBLAS SGEMM where "
-             "measured. The ceilings run at the start and at the end of the report; each is the better of the two "
-             "(the fastest run, as STREAM reports), so a burst of load elsewhere lowers it less. A kernel whose data "
-             "fit in the caches can exceed the copy bandwidth, which streams from memory."]
-    if "sgemm" not in ceilings:
-        notes.append("No cuBLAS SGEMM on this device" + (" (host device: the course uses no vendor BLAS)"
-                                                         if device_class != "gpu" else
-                                                         " (course_sgemm not built or failed: see Notes)")
-                     + ": rows whose ceiling is `sgemm` are compared with `fp32-peak` instead.")
+    md.append("Each row's \"% of ceiling\" divides its rate by the ceiling it declares, measured in this run at the "
+              "row's own size where the ceiling was measured at several: streaming kernels by `copy` (bytes read + "
+              "written), compute kernels by `fp32`, matmuls by `sgemm` (the vendor's library) and code on host "
+              "threads by the host's ceilings. Copies are the fastest run, measured at the start and the end of the "
+              "report, the better kept (as STREAM reports). A row may exceed a memory ceiling only when its data "
+              "sit in cache, and then says so; any other row over 100 % is flagged ⚠.\n")
     if device_class != "gpu":
-        notes.append("On the host device FP32 peak is **measured** (independent multiply-add chains on every host "
-                     "thread, compiled with this build's flags: no -march, so SSE2 without FMA), not a datasheet "
-                     "figure: a build with -march=native would have a higher roof.")
-    md.append("\n\n".join(notes) + "\n")
+        md.append("On the host device the lessons' code is compiled without -march (SSE2, no FMA), so it cannot "
+                  "reach the CPU's FP32 peak, which counts AVX2/AVX-512 FMA lanes; the FP32 rate this build's flags "
+                  "reach is among the measurements above.\n")
     return "\n".join(md)
+
+
+def lesson_section(n, folder, about, lrows, built):
+    md = [f"## Lesson {n}: {folder}" + (f" — {about}" if about else "") + "\n"]
+    if not built:
+        md.append("_Not in this build._\n")
+        return "\n".join(md)
+    if not lrows:
+        md.append("_The lesson program wrote no rows (see Failures)._\n")
+        return "\n".join(md)
+    for exp, erows in grouped(lrows, lambda r: r["experiment"]):
+        md.append(f"### {exp}\n")
+        md.append(experiment_table(erows) + "\n")
+    return "\n".join(md)
+
+
+def render(rows, ceilings, info, build, args, device_line, steps, failures, notes, plots, elapsed, lessons, wanted,
+           abouts):
+    device_class = info.get("device_class", "host")
+    now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    md = [f"# Course report — {device_class} device\n",
+          f"- {device_line}",
+          f"- date {now}; commit {commit_of(build, info)}",
+          f"- build: {info.get('track', '?')} track, {info.get('build_type', 'Release')}, "
+          f"{info.get('compiler', 'clang')}, triple {info.get('triple', '?')}"
+          + (f", {info['arch']}" if info.get("arch") else ""),
+          f"- sizes: **{args.mode}** (`--tiny` / default teaching sizes / `--full`, each program's own "
+          f"`--size {args.mode}`); {len(steps)} steps in {elapsed:.0f} s",
+          ""]
+    if failures:
+        md.append("**FAILED:** " + "; ".join(failures) + "\n")
+    md.append(ceilings_section(rows, ceilings, device_class, info, notes))
+    md.append("## Each lesson's kernel against its ceiling\n")
+    md.append(summary_table(rows, device_class))
+    md.append("## The articles' tables, measured here\n")
+    md.append(seed_tables(rows))
+    for n in wanted:
+        folder = lessons[n][0] if n in lessons else source_lessons().get(n, f"lesson {n}")
+        md.append(lesson_section(n, folder, abouts.get(n, ""), [r for r in rows if r["lesson"] == n], n in lessons))
+    if plots:
+        md.append("## Plots\n")
+        for title, path in plots:
+            md.append(f"- {title}: `{os.path.relpath(path, args.out_dir)}`")
+        md.append("")
+    over = [r for r in rows if r.get("over_ceiling") and r["run"] != "starter"]
+    if over:
+        notes.append(f"{len(over)} row(s) read over their memory ceiling without declaring their data in cache "
+                     "(⚠ in the tables): a ceiling measured under load, or a working set the program did not "
+                     "recognise as cached: " + "; ".join(f"L{r['lesson']} {r['experiment']} {r['variant']} "
+                                                        f"{r['size']}" for r in over[:6]))
+    if notes:
+        md.append("## Notes\n")
+        md.extend(f"- {x}" for x in notes)
+        md.append("")
+    if failures:
+        md.append("## Failures\n")
+        md.extend(f"- {f}" for f in failures)
+        md.append("")
+    return "\n".join(md)
+
+
+def write_csv(rows, path):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(COLUMNS + EXTRA_COLUMNS)
+        for r in rows:
+            vals = []
+            for c in COLUMNS + EXTRA_COLUMNS:
+                v = r.get(c, "")
+                if v is None:
+                    v = ""
+                elif isinstance(v, bool):
+                    v = int(v)
+                elif isinstance(v, float):
+                    v = f"{v:.6g}"
+                vals.append(v)
+            w.writerow(vals)
+
+
+def first_device_line(log):
+    try:
+        with open(log, errors="replace") as f:
+            for line in f:
+                if line.startswith("device:"):
+                    return line.strip()
+    except OSError:
+        pass
+    return ""
 
 
 # ---- main -------------------------------------------------------------------
@@ -792,7 +752,9 @@ def main(argv):
         return 0
 
     info = build_info(build)
+    device_class = info.get("device_class", "host")
     out = os.path.abspath(args.out) if args.out else os.path.join(build, "report")
+    args.out_dir = out
     csvdir, logdir = os.path.join(out, "csv"), os.path.join(out, "logs")
     os.makedirs(csvdir, exist_ok=True)
     os.makedirs(logdir, exist_ok=True)
@@ -800,209 +762,99 @@ def main(argv):
     lessons = find_lessons(build)
     track = info.get("track") or ("solutions" if any(s for _, _, s in lessons.values()) else "lessons")
     notes = []
-    wanted = args.lessons or sorted(LESSONS)
+    wanted = args.lessons_wanted or sorted(set(lessons) | set(source_lessons()))
     for n in wanted:
         if n not in lessons:
-            src = os.path.join(SOURCE_DIR, "lessons", LESSONS[n].folder, "CMakeLists.txt")
-            why = ("its sources exist but its program is not built (configure with it in COURSE_LESSONS, "
-                   "or it failed to compile: see the build log)" if os.path.exists(src) else "not written yet")
-            notes.append(f"lesson {n} ({LESSONS[n].folder}) is not in this build: {why}")
+            notes.append(f"lesson {n} ({source_lessons().get(n, '?')}) is not in this build: its program is not "
+                         "built (configure with it in COURSE_LESSONS, or it failed to compile: see the build log)")
 
-    device_gpu = info.get("device_class") == "gpu"
-    steps = [Step("ceilings", ceil_prog, ceiling_args(args.mode, device_gpu),
-                  os.path.join(csvdir, "ceilings.csv"), 0, "ceiling")]
-    sgemm = os.path.join(build, "report", "course_sgemm")
-    if device_gpu:
-        if os.access(sgemm, os.X_OK):
-            steps.append(Step("cuBLAS SGEMM ceiling", sgemm, sgemm_args(args.mode),
-                              os.path.join(csvdir, "sgemm.csv"), 0, "sgemm"))
-        else:
-            notes.append("cuBLAS SGEMM ceiling skipped: report/course_sgemm is not built (no CUDA toolkit with "
-                         "cuBLAS where this was built; scripts/report-gpu.sh builds it with nvcc on a GPU node)")
+    steps = [Step("ceilings", ceil_prog, [], os.path.join(csvdir, "ceilings.csv"), 0, "ceiling")]
+    vendors = [("course_sgemm", "cuBLAS SGEMM ceiling", "sgemm.csv", device_class == "gpu"),
+               ("course_blas_sgemm", "OpenBLAS SGEMM ceiling (host CPU)", "blas-sgemm.csv", True)]
+    for prog, label, name, relevant in vendors:
+        path = os.path.join(build, "report", prog)
+        if relevant and os.access(path, os.X_OK):
+            steps.append(Step(label, path, [], os.path.join(csvdir, name), 0, "vendor"))
+        elif relevant:
+            notes.append(f"{label} skipped: "
+                         + missing_why(info, "sgemm" if prog == "course_sgemm" else "host_sgemm", prog))
     for n in wanted:
         if n not in lessons:
             continue
-        lesson = LESSONS[n]
         folder, prog, starter = lessons[n]
-        role = "solution" if track == "solutions" else "yours"
-        steps.append(Step(f"lesson {n} {role}", prog, lesson_args(lesson, args.mode, device_gpu, False),
-                          os.path.join(csvdir, f"lesson{n:02d}.csv"), n, role))
-        extra = lesson.extra_args.get(f"gpu_{args.mode}" if device_gpu else args.mode)
-        if extra:
-            steps.append(Step(f"lesson {n} {role}, extra size", prog, list(extra),
-                              os.path.join(csvdir, f"lesson{n:02d}-extra.csv"), n, role))
+        run = "solution" if track == "solutions" else "yours"
+        steps.append(Step(f"lesson {n} {run}", prog, [], os.path.join(csvdir, f"lesson{n:02d}.csv"), n, run))
         if starter and not args.no_starters:
-            steps.append(Step(f"lesson {n} starter", starter,
-                              lesson_args(lesson, args.mode, device_gpu, True) + ["--only-yours"],
+            steps.append(Step(f"lesson {n} starter", starter, ["--only-yours"],
                               os.path.join(csvdir, f"lesson{n:02d}_starter.csv"), n, "starter"))
-
     if len(steps) > 1:
         # Again at the end: on a shared machine load comes and goes; a ceiling is the better of the two.
-        steps.append(Step("ceilings again", ceil_prog, ceiling_args(args.mode, device_gpu),
-                          os.path.join(csvdir, "ceilings-end.csv"), 0, "ceiling"))
-    print(f"report: {len(steps)} steps, {args.mode} sizes, build {build} ({track} track, "
-          f"{info.get('device_class', '?')} device), output {out}", flush=True)
+        steps.append(Step("ceilings again", ceil_prog, [], os.path.join(csvdir, "ceilings-end.csv"), 0, "ceiling"))
+    print(f"report: {len(steps)} steps, {args.mode} sizes, build {build} ({track} track, {device_class} device), "
+          f"output {out}", flush=True)
+
     t_start = time.monotonic()
-    rows, failures = [], []
+    rows, failures, abouts = [], [], {}
+    asked = set()
     for k, step in enumerate(steps, 1):
-        opts = program_options(step.program)
-        step.args, step.dropped = filter_args(step.args, opts)
-        if step.dropped:
-            notes.append(f"{os.path.basename(step.program)} has no option {' '.join(step.dropped)}: ran with its "
-                         "default instead")
-        lesson = LESSONS.get(step.lesson)
-        if lesson and lesson.sgemm_option and opts and lesson.sgemm_option in opts:
-            sg = ceilings_from(rows).get("sgemm")
-            n_arg = step.args[step.args.index("--n") + 1] if "--n" in step.args else ""
-            if sg and n_arg and sg["size"] == f"{n_arg}x{n_arg}":
-                step.args += [lesson.sgemm_option, str(int(sg["rate"]))]
+        opts, about = program_help(step.program)
+        if step.lesson and step.run != "starter":
+            abouts[step.lesson] = re.sub(r"^lesson \d+,\s*", "", about)
+        name = os.path.basename(step.program)
+        # a note about missing presets once per program, not again for its second run
+        step.args = size_args(opts, args.mode, notes if name not in asked else [], name) + step.args
+        asked.add(name)
         srows = run_step(step, k, len(steps), args.timeout, logdir)
         if step.rc != 0 and not srows and step.lesson:
             # The program died before writing rows: one FAILED row says so in the CSV too.
-            srows = [dict(lesson=step.lesson, experiment="(program)", variant=step.role, size="", time_ms=0.0,
-                          rate=0.0, unit="", ceiling="", status="FAILED", note=step.error,
-                          program=os.path.basename(step.program), role=step.role)]
+            srows = [dict(lesson=step.lesson, experiment="(program)", variant=step.run, size="", time_ms=0.0,
+                          rate=0.0, unit="", ceiling="", status="FAILED", note=step.error, role="", bytes=0.0,
+                          flops=0.0, in_cache=False, seed="", article="", article_ms=0.0, plot="", param="",
+                          goal_pct=0.0, program=name, run=step.run)]
         if step.label == "ceilings again":
             for r in srows:
                 r["program"] += " (end of run)"
         rows.extend(srows)
         bad_rows = [r for r in srows if r["status"] != "PASS" and r["experiment"] != "(program)"]
-        if step.role == "starter":
+        if step.run == "starter":
             continue   # the untouched starter is allowed (often meant) to fail
-        if step.rc != 0 or bad_rows or (not srows and step.role != "sgemm"):
+        if step.run == "vendor":
+            if step.rc != 0 or not srows:
+                notes.append(f"{step.label} failed ({step.error or 'wrote no rows'}; log: "
+                             f"{os.path.relpath(step.log, out)}): the rows that name it use the next ceiling")
+            continue
+        if step.rc != 0 or bad_rows or not srows:
             why = step.error or (f"{len(bad_rows)} row(s) FAILED verification" if bad_rows else "wrote no rows")
-            failures.append(f"{step.label} ({os.path.basename(step.program)}): {why}; log: "
-                            f"{os.path.relpath(step.log, out)}")
-        if step.role == "sgemm" and step.rc != 0:
-            notes.append(f"cuBLAS SGEMM ceiling failed ({step.error}); matmul rows use fp32-peak")
+            failures.append(f"{step.label} ({name}): {why}; log: {os.path.relpath(step.log, out)}")
 
     ceilings = ceilings_from(rows)
-    annotate(rows, ceilings, info.get("device_class", "host"))
+    annotate(rows, ceilings, device_class)
     device_line = first_device_line(os.path.join(logdir, "ceilings.log")) or "device: unknown"
     elapsed = time.monotonic() - t_start
 
-    plots, plot_note = [], ""
+    plots = []
     if not args.no_plots:
         try:
             import plots as plotting
-            plots = plotting.make_all(rows, ceilings, os.path.join(out, "plots"), info.get("device_class", "host"),
-                                      device_line, LESSONS, GPU_GOALS)
+            plots = plotting.make_all(rows, ceilings, os.path.join(out, "plots"), device_class, device_line)
         except ImportError as e:
-            plot_note = (f"plots skipped: {e} (install python3-matplotlib, which scripts/install-deps.sh does, "
+            notes.append(f"plots skipped: {e} (install python3-matplotlib, which scripts/install-deps.sh does, "
                          f"and run with the Python that has it: {sys.executable} has not)")
-            notes.append(plot_note)
 
-    md = render(rows, ceilings, info, build, out, args, device_line, steps, failures, notes, plots, elapsed, lessons,
-                wanted)
+    md = render(rows, ceilings, info, build, args, device_line, steps, failures, notes, plots, elapsed, lessons,
+                wanted, abouts)
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write(md)
     write_csv(rows, os.path.join(out, "report.csv"))
     print()
     print(md)
-    print(f"report: {len(steps)} steps in {elapsed:.0f} s; wrote {os.path.join(out, 'report.md')}, {os.path.join(out, 'report.csv')}"
-          + (f" and {len(plots)} plots in {os.path.join(out, 'plots')}" if plots else ""))
+    print(f"report: {len(steps)} steps in {elapsed:.0f} s; wrote {os.path.join(out, 'report.md')}, "
+          f"{os.path.join(out, 'report.csv')}" + (f" and {len(plots)} plots in {os.path.join(out, 'plots')}"
+                                                  if plots else ""))
     if failures:
         print(f"report: FAILED: {len(failures)} step(s) failed (see the Failures section)")
         return 1
     return 0
-
-
-def ceiling_args(mode, gpu):
-    if mode == "tiny":
-        return ["--n", str(1 << 16), "--reps", "3"]
-    if mode == "full":
-        return ["--reps", "30"] if gpu else ["--n", str(1 << 25), "--reps", "9"]
-    return []
-
-
-def sgemm_args(mode):
-    # the sizes lesson 5 runs on a GPU, so its rows can quote the SGEMM at their own size
-    return {"tiny": ["--n", "256", "--reps", "3", "--copy-n", str(1 << 16)], "teach": ["--n", "2048", "--reps", "10"],
-            "full": ["--n", "4096", "--reps", "20"]}[mode]
-
-
-def lesson_args(lesson, mode, gpu, starter):
-    table = lesson.starter_args if (starter and lesson.starter_args) else lesson.args
-    if gpu and f"gpu_{mode}" in table:
-        return list(table[f"gpu_{mode}"])
-    return list(table.get(mode, []))
-
-
-def first_device_line(log):
-    try:
-        with open(log, errors="replace") as f:
-            for line in f:
-                if line.startswith("device:"):
-                    return line.strip()
-    except OSError:
-        pass
-    return ""
-
-
-def render(rows, ceilings, info, build, out, args, device_line, steps, failures, notes, plots, elapsed, lessons,
-           wanted):
-    now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-    md = [f"# Course report — {info.get('device_class', '?')} device\n",
-          f"- {device_line}",
-          f"- date {now}; commit {commit_of(build, info)}",
-          f"- build: {info.get('track', '?')} track, {info.get('build_type', 'Release')}, "
-          f"{info.get('compiler', 'clang')}, triple {info.get('triple', '?')}"
-          + (f", {info['arch']}" if info.get("arch") else ""),
-          f"- sizes: **{args.mode}** (`--tiny` / default teaching sizes / `--full`); {len(steps)} steps in "
-          f"{elapsed:.0f} s",
-          ""]
-    if failures:
-        md.append("**FAILED:** " + "; ".join(failures) + "\n")
-    md.append(ceilings_section(rows, ceilings, info.get("device_class")))
-    md.append("## The articles' tables, measured here\n")
-    md.append(headline_tables(rows, ceilings, info.get("device_class"), lessons))
-    for n in wanted:
-        lesson = LESSONS[n]
-        md.append(f"## Lesson {n}: {lesson.title}\n")
-        if n not in lessons:
-            md.append(f"_Not in this build (`lessons/{lesson.folder}` not built)._\n")
-            continue
-        lrows = [r for r in rows if r["lesson"] == n]
-        if not lrows:
-            md.append("_The lesson program wrote no rows (see Failures)._\n")
-            continue
-        md.append(lesson_table(lrows) + "\n")
-        if lesson.host_only and info.get("device_class") == "gpu":
-            md.append("This lesson runs on the host CPU in every build: its rows are not compared with the GPU's "
-                      "ceilings.\n")
-        goal = GPU_GOALS.get(n)
-        if goal and info.get("device_class") == "gpu":
-            md.append(f"Design goal on an H100/H200: the solution at ≥ {goal[1]} % of {goal[0]}.\n")
-    if plots:
-        md.append("## Plots\n")
-        for title, path in plots:
-            md.append(f"- {title}: `{os.path.relpath(path, out)}`")
-        md.append("")
-    if notes:
-        md.append("## Notes\n")
-        md.extend(f"- {n}" for n in notes)
-        md.append("")
-    if failures:
-        md.append("## Failures\n")
-        md.extend(f"- {f}" for f in failures)
-        md.append("")
-    return "\n".join(md)
-
-
-def write_csv(rows, path):
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(COLUMNS + EXTRA_COLUMNS)
-        for r in rows:
-            vals = []
-            for c in COLUMNS + EXTRA_COLUMNS:
-                v = r.get(c, "")
-                if v is None:
-                    v = ""
-                elif isinstance(v, float):
-                    v = f"{v:.6g}"
-                vals.append(v)
-            w.writerow(vals)
 
 
 if __name__ == "__main__":

@@ -3,9 +3,13 @@
 
     test_report.py --build BUILD --out DIR    the report runs end to end at --tiny
                                               sizes; its CSV has rows for every
-                                              lesson program in the build
+                                              lesson program in the build, each
+                                              run at its own declared sizes
     test_report.py --build BUILD --bad-arguments
                                               bad arguments: one line, exit 2
+    test_report.py --old-rows                 rows of a program that fills only
+                                              the first ten ResultRow columns
+                                              still get a role, a ceiling and a %
 
 Every check prints what it expected and what it found.
 """
@@ -15,6 +19,7 @@ import glob
 import os
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.path.join(HERE, "report.py")
@@ -37,6 +42,11 @@ def lesson_programs(build):
     return found
 
 
+def declares_sizes(program):
+    out = subprocess.run([program, "--help"], capture_output=True, text=True, timeout=60).stdout
+    return "--size" in out
+
+
 def end_to_end(build, out):
     cmd = [sys.executable, REPORT, "--build", build, "--tiny", "--out", out, "--timeout", "300"]
     print("$ " + " ".join(cmd), flush=True)
@@ -56,41 +66,66 @@ def end_to_end(build, out):
     path = os.path.join(out, "report.csv")
     check(os.path.exists(path), f"{path} written")
     rows = list(csv.DictReader(open(path))) if os.path.exists(path) else []
-    for col in ("lesson", "experiment", "variant", "size", "time_ms", "rate", "unit", "ceiling", "status",
-                "pct_of_ceiling"):
+    for col in ("lesson", "experiment", "variant", "size", "time_ms", "rate", "unit", "ceiling", "status", "role",
+                "bytes", "flops", "in_cache", "seed", "plot", "param", "ceiling_used", "pct_of_ceiling",
+                "over_ceiling", "speedup_vs_baseline"):
         check(bool(rows) and col in rows[0], f"report.csv has column '{col}'")
-    ceil = {r["variant"]: r for r in rows if r.get("lesson") == "0" and r.get("experiment") == "ceiling"}
-    for name in ("copy-bandwidth", "fp32-peak"):
+    ceil = {r["variant"]: r for r in rows if r.get("lesson") == "0" and r.get("role") == "ceiling"}
+    for name in ("copy", "omp-copy", "fp32"):
         r = ceil.get(name)
         check(r is not None and float(r["rate"] or 0) > 0 and r["status"] == "PASS",
               f"ceiling '{name}' measured: {r['rate'] + ' ' + r['unit'] if r else 'missing'}")
+    if os.access(os.path.join(build, "report", "course_blas_sgemm"), os.X_OK):
+        r = ceil.get("host-sgemm")
+        check(r is not None and float(r["rate"] or 0) > 0, "course_blas_sgemm is built: ceiling 'host-sgemm' "
+                                                           f"(OpenBLAS) measured: {r['rate'] if r else 'missing'}")
+        host_rows = [r for r in rows if r.get("ceiling") == "host-sgemm" and r.get("status") == "PASS"
+                     and r.get("run") != "starter" and r.get("lesson") != "0"]
+        used = [r for r in host_rows if r.get("ceiling_used") == "host-sgemm" and r.get("pct_of_ceiling")]
+        check(len(used) == len(host_rows), f"rows that declare host-sgemm are compared with OpenBLAS "
+                                           f"({len(used)} of {len(host_rows)})")
     check(bool(programs), f"the build has lesson programs: {sorted(programs)}")
     for n, has_starter in sorted(programs.items()):
-        mine = [r for r in rows if r.get("lesson") == str(n) and r.get("role") in ("solution", "yours")]
+        prog = glob.glob(os.path.join(build, "lessons", f"{n:02d}-*", f"lesson{n:02d}"))[0]
+        if declares_sizes(prog):
+            ran = [ln for ln in progress if f" lesson{n:02d} " in ln + " " or f" lesson{n:02d} --" in ln]
+            check(bool(ran) and all("--size tiny" in ln for ln in ran),
+                  f"lesson {n}: run with its own --size tiny ({len(ran)} runs)")
+        mine = [r for r in rows if r.get("lesson") == str(n) and r.get("run") in ("solution", "yours")]
         # A program that died leaves one "(program)" FAILED row; the solutions must leave real rows.
         real = [r for r in mine if r["experiment"] != "(program)"]
         check(bool(real) if track == "solutions" else bool(mine),
               f"lesson {n}: {len(real)} measured rows from lesson{n:02d} ({len(mine) - len(real)} crash rows)")
         if has_starter:
-            st = [r for r in rows if r.get("lesson") == str(n) and r.get("role") == "starter"]
+            st = [r for r in rows if r.get("lesson") == str(n) and r.get("run") == "starter"]
             check(bool(st), f"lesson {n}: {len(st)} rows from lesson{n:02d}_starter --only-yours")
-        with_pct = [r for r in mine if r.get("pct_of_ceiling")]
-        named = [r for r in mine if r.get("ceiling")]
-        check(not named or bool(with_pct), f"lesson {n}: % of ceiling filled for rows that name a ceiling "
-                                           f"({len(with_pct)} of {len(named)})")
+        kernels = [r for r in real if r["role"] == "kernel" and r["ceiling"] and r["status"] == "PASS"]
+        with_pct = [r for r in kernels if r.get("pct_of_ceiling")]
+        check(len(with_pct) == len(kernels), f"lesson {n}: % of ceiling filled for every kernel row that names a "
+                                             f"ceiling ({len(with_pct)} of {len(kernels)})")
+    # No row reads over a memory ceiling unless it declares its data in cache, or the report flags it.
+    for r in rows:
+        pct = float(r.get("pct_of_ceiling") or 0)
+        mem = r.get("ceiling_used") in ("copy", "host-copy")
+        if mem and pct > 100 and r.get("in_cache") != "1" and r.get("over_ceiling") != "1":
+            check(False, f"row over its memory ceiling unflagged: L{r['lesson']} {r['variant']} {pct:.0f} %")
     md = os.path.join(out, "report.md")
     text = open(md).read() if os.path.exists(md) else ""
     check(bool(text), f"{md} written")
     for n in sorted(programs):
         check(f"## Lesson {n}:" in text, f"report.md has a section for lesson {n}")
     check("% of ceiling" in text, "report.md tables have a '% of ceiling' column")
+    for seed in sorted({r["seed"] for r in rows if r.get("seed") and r.get("run") != "starter"}):
+        check(f"### {seed}" in text, f"report.md has the seed table '{seed}'")
+    if any(r.get("over_ceiling") == "1" and r.get("run") != "starter" for r in rows):
+        check("⚠" in text, "rows over their ceiling are flagged in report.md")
     try:
         import matplotlib  # noqa: F401
         have_mpl = True
     except ImportError:
         have_mpl = False
     if have_mpl:
-        for name in ("speedup.png", "roofline.png"):
+        for name in ("ceilings.png", "speedup.png"):
             png = os.path.join(out, "plots", name)
             ok = os.path.exists(png) and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
             check(ok, f"plot {png} is a PNG")
@@ -109,13 +144,52 @@ def bad_arguments(build):
               f"report {' '.join(extra)}: exit {p.returncode}, stderr {err}")
 
 
+def old_rows():
+    """A lesson program written against the first ten ResultRow columns (no role, bytes, ceiling names of old)."""
+    sys.path.insert(0, HERE)
+    sys.dont_write_bytecode = True
+    import report
+    with tempfile.TemporaryDirectory() as d:
+        old = os.path.join(d, "lesson09.csv")
+        with open(old, "w") as f:
+            f.write("lesson,experiment,variant,size,time_ms,rate,unit,ceiling,status,note\n"
+                    "9,pipeline,serial (baseline),n=1000,4,10,GB/s,copy-bandwidth,PASS,\n"
+                    "9,pipeline,solution,n=1000,2,20,GB/s,copy-bandwidth,PASS,\n"
+                    "9,pipeline,solution: overlap,n=1000,1,0,,,PASS,\n")
+        cfile = os.path.join(d, "ceil.csv")
+        with open(cfile, "w") as f:
+            f.write(",".join(report.COLUMNS) + "\n0,ceiling,copy,1000 floats,1,40,GB/s,,PASS,,ceiling,"
+                    "8000,0,0,,,0,,,0\n")
+        step = report.Step("x", os.path.join(d, "lesson09"), [], old, 9, "solution")
+        rows = report.read_rows(step)
+        crow = report.read_rows(report.Step("c", "course_ceilings", [], cfile, 0, "ceiling"))
+        all_rows = crow + rows
+        ceilings = report.ceilings_from(all_rows)
+        report.annotate(all_rows, ceilings, "host")
+    check(len(rows) == 3, f"old-style CSV read: {len(rows)} rows of 3")
+    if len(rows) == 3:
+        check([r["role"] for r in rows] == ["baseline", "kernel", "kernel"],
+              f"roles guessed from variant names: {[r['role'] for r in rows]}")
+        check(rows[1]["ceiling"] == "copy" and rows[1]["pct_of_ceiling"] == 50.0,
+              f"old ceiling name 'copy-bandwidth' read as 'copy': {rows[1]['ceiling']}, "
+              f"{rows[1]['pct_of_ceiling']} % (want 50)")
+        check(rows[1]["speedup_vs_baseline"] == 2.0, f"speedup vs the guessed baseline: "
+                                                     f"{rows[1]['speedup_vs_baseline']} (want 2.0)")
+        check(rows[2]["pct_of_ceiling"] is None and not rows[2]["over_ceiling"],
+              "a row without rate or ceiling gets no % and no flag")
+        check(rows[1]["is_main"], "the guessed kernel row is the experiment's kernel under test")
+
+
 def main():
     a = argparse.ArgumentParser()
-    a.add_argument("--build", required=True)
+    a.add_argument("--build")
     a.add_argument("--out")
     a.add_argument("--bad-arguments", action="store_true")
+    a.add_argument("--old-rows", action="store_true")
     o = a.parse_args()
-    if o.bad_arguments:
+    if o.old_rows:
+        old_rows()
+    elif o.bad_arguments:
         bad_arguments(o.build)
     else:
         end_to_end(o.build, o.out)

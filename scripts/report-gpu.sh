@@ -5,9 +5,9 @@
 #
 #   here:      scripts/report-gpu.sh pack BUILD BUNDLE
 #                copies what the report runs from an nvptx solutions BUILD
-#                (lesson programs, starters, course_ceilings, course_sgemm if
-#                built) into BUNDLE and BUNDLE.tar.xz, with the commit they
-#                were built from
+#                (lesson programs, starters, course_ceilings, course_sgemm and
+#                course_blas_sgemm if built) into BUNDLE and BUNDLE.tar.xz,
+#                with the commit they were built from
 #   GPU node:  scripts/report-gpu.sh test RUNTIME.tar.xz BUNDLE[.tar.xz] [Catch2 options]
 #                runs every test program of the bundle (the solutions'
 #                lessonNN_test must pass, the starters' lessonNN_starter_test
@@ -39,6 +39,8 @@ case "$cmd" in
     rm -rf "$bundle" && mkdir -p "$bundle/report" "$bundle/lessons"
     cp "$build/report/course_ceilings" "$build/report/build-info.json" "$bundle/report/"
     [ -x "$build/report/course_sgemm" ] && cp "$build/report/course_sgemm" "$bundle/report/"
+    # OpenBLAS on the node's CPU for lesson 1 (runs where libopenblas0 is installed; else the report says so)
+    [ -x "$build/report/course_blas_sgemm" ] && cp "$build/report/course_blas_sgemm" "$bundle/report/"
     n=0
     for d in "$build"/lessons/[0-9][0-9]-*/; do
       name=$(basename "$d"); nn=${name:0:2}
@@ -153,7 +155,10 @@ PYEOF
     if [ -n "${OUT:-}" ] && [ -f "$outdir/report.md" ]; then
       # At most 8 files come back: report.md, the tarball (CSV, logs, plots) and up to 6 plots.
       cp "$outdir/report.md" "$OUT/" 2>/dev/null || true
-      ls "$outdir"/plots/*.png 2>/dev/null | head -6 | while read -r f; do cp "$f" "$OUT/"; done
+      # the plots in the report's order of importance (report/plots.py PLOTS)
+      for p in ceilings speedup sweep bars matrix split lines; do
+        [ -f "$outdir/plots/$p.png" ] && echo "$outdir/plots/$p.png"
+      done | head -6 | while read -r f; do cp "$f" "$OUT/"; done
       (cd "$outdir" && tar czf "$OUT/report-all.tar.gz" report.md report.csv csv logs $(ls -d plots 2>/dev/null)) || true
       echo "report-gpu.sh: copied report.md, report-all.tar.gz (CSV, logs, plots) and the plots into \$OUT"
     fi

@@ -77,13 +77,14 @@ if [ "$do_build" = 1 ]; then
   fi
   grep -E "^-- Course" "$build/report-configure.log" | sed 's/^-- /report.sh: /' || true
 
-  # Only what the report runs: the lesson programs, the starters', the ceilings.
+  # Only what the report runs: the lesson programs, the starters, the ceilings
+# (and the vendor SGEMMs: cuBLAS on NVIDIA, OpenBLAS on the host, where found).
   targets=(course_ceilings)
   if cmake --build "$build" --target help >"$build/report-targets.txt" 2>/dev/null; then
-    want='lesson[0-9][0-9](_starter)?|course_sgemm'
+    want='lesson[0-9][0-9](_starter)?|course_sgemm|course_blas_sgemm'
     if [ -n "$lessons" ]; then
       want=$(echo "$lessons" | tr ',' '\n' | awk 'NF { printf "%slesson%02d(_starter)?", sep, $1; sep="|" }')
-      want="$want|course_sgemm"
+      want="$want|course_sgemm|course_blas_sgemm"
     fi
     while read -r t; do targets+=("$t"); done < <(sed -n 's/^\([A-Za-z0-9_]*\):.*/\1/p' "$build/report-targets.txt" \
       | grep -E "^($want)$" | sort -u)

@@ -63,20 +63,77 @@ long long Cli::parse_integer(const Option &o, const std::string &value) const {
   return v;
 }
 
+void Cli::preset(const std::string &name, std::vector<std::string> args) {
+  for (auto &p : presets_)
+    if (p.first == name) {
+      p.second = std::move(args);
+      return;
+    }
+  presets_.emplace_back(name, std::move(args));
+}
+
+void Cli::print_help() const {
+  std::cout << program_ << ": " << about_ << "\n\noptions:\n";
+  auto line = [](const std::string &left, const std::string &help) {
+    std::cout << left << std::string(left.size() < 26 ? 26 - left.size() : 1, ' ') << help << "\n";
+  };
+  for (const auto &o : options_) {
+    std::string left = "  " + o.flag + (o.kind == "flag" ? "" : o.kind == "list" ? " N,N,..." : o.kind == "int" ? " N" : " TEXT");
+    std::string help = o.help;
+    if (o.kind == "int" || o.kind == "list") help += " [" + std::to_string(o.min) + ".." + std::to_string(o.max) + "]";
+    if (o.kind != "flag") help += " (default " + o.shown_default + ")";
+    line(left, help);
+  }
+  if (!presets_.empty()) {
+    std::string names;
+    for (const auto &p : presets_) names += (names.empty() ? "" : "|") + p.first;
+    line("  --size " + names, "sizes for the course report; options given as well win:");
+    for (const auto &p : presets_) {
+      std::string args;
+      for (const auto &a : p.second) args += (args.empty() ? "" : " ") + a;
+      line("", "  " + p.first + ": " + (args.empty() ? "(the defaults)" : args));
+    }
+  }
+}
+
 void Cli::parse(int argc, char **argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << program_ << ": " << about_ << "\n\noptions:\n";
-      for (const auto &o : options_) {
-        std::string left = "  " + o.flag + (o.kind == "flag" ? "" : o.kind == "list" ? " N,N,..." : o.kind == "int" ? " N" : " TEXT");
-        std::cout << left << std::string(left.size() < 26 ? 26 - left.size() : 1, ' ') << o.help;
-        if (o.kind == "int" || o.kind == "list") std::cout << " [" << o.min << ".." << o.max << "]";
-        if (o.kind != "flag") std::cout << " (default " << o.shown_default << ")";
-        std::cout << "\n";
-      }
+  std::vector<std::string> args(argv + 1, argv + argc);
+  // --size first: its options are applied before the explicit ones, which win.
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") {
+      print_help();
       std::exit(0);
     }
+    std::string value;
+    if (args[i] == "--size") {
+      if (i + 1 >= args.size()) fail("--size needs a value");
+      value = args[++i];
+    } else if (args[i].rfind("--size=", 0) == 0) {
+      value = args[i].substr(7);
+    } else {
+      rest.push_back(args[i]);
+      continue;
+    }
+    if (presets_.empty()) fail("unknown option '--size'");
+    const std::pair<std::string, std::vector<std::string>> *found = nullptr;
+    std::string names;
+    for (const auto &p : presets_) {
+      names += (names.empty() ? "" : ", ") + p.first;
+      if (p.first == value) found = &p;
+    }
+    if (!found) fail("--size must be one of " + names + ", got '" + value + "'");
+    size_ = value;
+  }
+  if (!size_.empty())
+    for (const auto &p : presets_)
+      if (p.first == size_) parse_list(p.second);
+  parse_list(rest);
+}
+
+void Cli::parse_list(const std::vector<std::string> &args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
     std::string value;
     bool inline_value = false;
     if (auto eq = arg.find('='); eq != std::string::npos && arg.rfind("--", 0) == 0) {
@@ -94,8 +151,8 @@ void Cli::parse(int argc, char **argv) {
       continue;
     }
     if (!inline_value) {
-      if (i + 1 >= argc) fail(opt->flag + " needs a value");
-      value = argv[++i];
+      if (i + 1 >= args.size()) fail(opt->flag + " needs a value");
+      value = args[++i];
     }
     if (opt->kind == "int") {
       *opt->integer = parse_integer(*opt, value);

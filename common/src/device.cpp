@@ -27,6 +27,21 @@ std::string cpu_model() {
   return "unknown CPU";
 }
 
+// The largest cache the first CPU reports (sysfs sizes read like "32768K").
+double host_cache_bytes() {
+  double best = 0;
+  for (int i = 0; i < 8; ++i) {
+    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/size");
+    double v = 0;
+    char suffix = 0;
+    if (!(in >> v)) continue;
+    in >> suffix;
+    v *= suffix == 'K' ? 1024.0 : suffix == 'M' ? 1048576.0 : 1.0;
+    if (v > best) best = v;
+  }
+  return best;
+}
+
 // FP32 lanes per SM for NVIDIA compute capabilities (CUDA programming guide,
 // "arithmetic instructions" throughput table).
 int fp32_lanes_per_sm(int major, int minor) {
@@ -50,7 +65,12 @@ void query_cuda(DeviceInfo &d) {
   if (!init || !get || !name || !attr || init(0) != 0 || get(&dev, omp_get_default_device()) != 0) return;
   char buf[256] = {};
   if (name(buf, sizeof buf, dev) == 0) d.name = buf;
-  int sms = 0, khz = 0, major = 0, minor = 0;
+  int sms = 0, khz = 0, major = 0, minor = 0, mem_khz = 0, bus_bits = 0, l2 = 0;
+  attr(&mem_khz, 36, dev);   // CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE (kHz)
+  attr(&bus_bits, 37, dev);  // CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH (bits)
+  attr(&l2, 38, dev);        // CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE (bytes)
+  d.memory_peak_gbs = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  d.cache_bytes = l2;
   attr(&sms, 16, dev);    // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
   attr(&khz, 13, dev);    // CU_DEVICE_ATTRIBUTE_CLOCK_RATE (kHz)
   attr(&major, 75, dev);  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
@@ -75,6 +95,7 @@ const DeviceInfo &device_info() {
       query_cuda(d);
     } else {
       d.name = cpu_model();
+      d.cache_bytes = host_cache_bytes();
     }
     return d;
   }();

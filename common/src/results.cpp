@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "course/device.hpp"
+
 namespace course {
 namespace {
 
@@ -26,15 +28,21 @@ std::string number(double v) {
 }  // namespace
 
 const std::vector<std::string> &result_columns() {
-  static const std::vector<std::string> cols = {"lesson", "experiment", "variant", "size",   "time_ms",
-                                                "rate",   "unit",       "ceiling", "status", "note"};
+  // The first ten are the original schema; the rest were added so rows
+  // describe themselves (a reader that knows only the first ten still works).
+  static const std::vector<std::string> cols = {
+      "lesson", "experiment", "variant", "size", "time_ms", "rate",       "unit",  "ceiling", "status",
+      "note",   "role",       "bytes",   "flops", "in_cache", "seed", "article", "article_ms", "plot",
+      "param",  "goal_pct"};
   return cols;
 }
 
 std::string to_csv(const ResultRow &r) {
   return std::to_string(r.lesson) + "," + quote(r.experiment) + "," + quote(r.variant) + "," + quote(r.size) + "," +
          number(r.time_ms) + "," + number(r.rate) + "," + quote(r.unit) + "," + quote(r.ceiling) + "," +
-         quote(r.status) + "," + quote(r.note);
+         quote(r.status) + "," + quote(r.note) + "," + quote(r.role) + "," + number(r.bytes) + "," +
+         number(r.flops) + "," + (r.in_cache ? "1" : "0") + "," + quote(r.seed) + "," + quote(r.article) + "," +
+         number(r.article_ms) + "," + quote(r.plot) + "," + quote(r.param) + "," + number(r.goal_pct);
 }
 
 void append_csv(const std::string &path, const std::vector<ResultRow> &rows) {
@@ -60,7 +68,7 @@ std::string to_markdown(const std::vector<ResultRow> &rows) {
   for (const auto &r : rows) {
     o << "| " << r.experiment << " | " << r.variant << " | " << r.size << " | " << std::fixed << std::setprecision(2)
       << r.time_ms << " | ";
-    if (r.rate > 0) o << std::setprecision(1) << r.rate << " " << r.unit;
+    if (r.rate > 0) o << std::setprecision(1) << r.rate << " " << r.unit << (r.in_cache ? " (in cache)" : "");
     o << " | " << r.status << (r.note.empty() ? "" : " (" + r.note + ")") << " |\n";
     o.unsetf(std::ios::floatfield);
   }
@@ -81,6 +89,11 @@ int finish(const std::vector<ResultRow> &rows, const std::string &csv_path) {
   }
   std::printf("%s: %d of %zu variants verified\n", failed ? "FAIL" : "PASS", (int)rows.size() - failed, rows.size());
   return failed ? 1 : 0;
+}
+
+bool fits_in_cache(double bytes) {
+  const double cache = device_info().cache_bytes;
+  return cache > 0 && bytes < cache;  // a working set as large as the cache does not stay in it
 }
 
 }  // namespace course

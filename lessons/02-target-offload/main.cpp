@@ -5,9 +5,11 @@
 //      copies counted by the OpenMP tools interface;
 //   3. add-exp's bandwidth against the device's copy bandwidth, measured in
 //      the same run, and (--shapes, default on a GPU) a launch-shape table.
-// Every result is verified.
+// Every result is verified. Each row declares its role, bytes or flops,
+// ceiling and plot, which is all the course report reads.
 //   usage: lesson02 [--vec-n N,N,...] [--mm-n N,N,...] [--heat-n 1024] [--heat-steps 20]
-//                   [--bw-n N] [--n N] [--shapes] [--reps 3] [--csv FILE] [--only-yours]
+//                   [--bw-n N] [--n N] [--shapes] [--reps 3] [--size tiny|teaching|full]
+//                   [--csv FILE] [--only-yours]
 #include <omp.h>
 
 #include <algorithm>
@@ -41,6 +43,8 @@ double median_ms(const std::function<void()> &f, int reps) {
   return course::time_median(f, reps, 0).median * 1e3;
 }
 
+// Adds a row; the caller sets the fields the report needs (role, bytes...)
+// on the returned reference before the next add_row.
 course::ResultRow &add_row(const std::string &experiment, const std::string &variant, const std::string &size,
                            double ms, double rate, const std::string &unit, const std::string &ceiling, bool ok,
                            const std::string &note = "") {
@@ -126,6 +130,36 @@ Split split_ms(const std::function<void()> &enter, const std::function<void()> &
   return {course::summarize(a).median * 1e3, course::summarize(b).median * 1e3, course::summarize(c).median * 1e3};
 }
 
+// The three rows of a split call: copy in and copy out (parts of the call,
+// plotted as its shares) and the kernel (the lesson's kernel under test).
+// Returns the kernel's row.
+course::ResultRow &split_rows(const std::string &experiment, const std::string &who, const std::string &size,
+                              const Split &t, double in_bytes, double kernel_bytes, double flops, double out_bytes,
+                              bool ok, const std::string &ceiling) {
+  auto part = [&](const char *what, double ms, double bytes) {
+    auto &r = add_row(experiment, who + ": " + what, size, ms, bytes / ms / 1e6, "GB/s", "", ok);
+    r.role = "part";
+    r.bytes = bytes;
+    r.plot = "split";
+    r.param = what;
+  };
+  part("copy in", t.in, in_bytes);
+  const std::size_t kernel_row = rows.size();
+  const bool streaming = flops == 0;
+  auto &k = add_row(experiment, who, size, t.kernel, (streaming ? kernel_bytes : flops) / t.kernel / 1e6,
+                    streaming ? "GB/s" : "GFLOP/s", ceiling, ok, "kernel only: data already on the device");
+  k.role = "kernel";
+  k.bytes = kernel_bytes;
+  k.flops = flops;
+  k.in_cache = streaming && course::fits_in_cache(kernel_bytes);
+  k.plot = "split";
+  k.param = "kernel";
+  part("copy out", t.out, out_bytes);
+  return rows[kernel_row];
+}
+
+const char *matmul_seed = "1024² fp32 matmul across the course (C++ AMP and Intel GFX articles)";
+
 // ---- 1a. add-exp: copies vs compute ------------------------------------------
 
 void add_exp_sizes(const std::vector<long long> &sizes, int reps, bool only_yours) {
@@ -150,8 +184,11 @@ void add_exp_sizes(const std::vector<long long> &sizes, int reps, bool only_your
     if (!only_yours) {
       course::poison(std::span<float>(result));
       host_ms = median_ms([&] { base::add_exp_serial(n, f, s, r); }, reps);
-      add_row("add-exp", "host serial loop (baseline)", size, host_ms, bytes / host_ms / 1e6, "GB/s", "",
-              verify("host loop").ok);
+      auto &b = add_row("add-exp", "host serial loop (baseline)", size, host_ms, bytes / host_ms / 1e6, "GB/s",
+                        "host-copy", verify("host loop").ok);
+      b.role = "baseline";
+      b.bytes = bytes;
+      b.in_cache = course::fits_in_cache(bytes);
     }
 
     course::poison(std::span<float>(result));
@@ -162,13 +199,13 @@ void add_exp_sizes(const std::vector<long long> &sizes, int reps, bool only_your
     const double whole = median_ms([&] { lesson2::add_exp(n, f, s, r); }, reps);
     const auto whole_check = verify(COURSE_KERNELS);
     const std::string who = COURSE_KERNELS;
-    add_row("add-exp", who + ": copy in", size, t.in, 8.0 * n / t.in / 1e6, "GB/s", "", split_check.ok);
-    add_row("add-exp", who, size, t.kernel, bytes / t.kernel / 1e6, "GB/s", "copy-bandwidth", split_check.ok,
-            "kernel only: data already on the device");
-    add_row("add-exp", who + ": copy out", size, t.out, 4.0 * n / t.out / 1e6, "GB/s", "", split_check.ok);
-    add_row("add-exp", who + ": whole call", size, whole, bytes / whole / 1e6, "GB/s", "", whole_check.ok,
-            "kernel " + pct(t.kernel, whole) + " of the call" +
-                (host_ms > 0 ? "; " + times(host_ms / whole) + " vs host loop" : ""));
+    split_rows("add-exp", who, size, t, 8.0 * n, bytes, 0, 4.0 * n, split_check.ok, "copy");
+    auto &w = add_row("add-exp", who + ": whole call", size, whole, bytes / whole / 1e6, "GB/s", "", whole_check.ok,
+                      "kernel " + pct(t.kernel, whole) + " of the call" +
+                          (host_ms > 0 ? "; " + times(host_ms / whole) + " vs host loop" : ""));
+    w.role = "variant";
+    w.bytes = bytes;
+    w.article = "C++ AMP article: vector add is a poor GPU candidate, the copies dominate";
     std::printf("%12d %11s %9.3f %9.3f %9.3f %11.3f %13s %12s%s\n", n,
                 ms_or_dash(host_ms).c_str(), t.in, t.kernel, t.out, whole,
                 pct(t.kernel, whole).c_str(), host_ms > 0 ? times(host_ms / whole).c_str() : "-",
@@ -182,6 +219,8 @@ void add_exp_sizes(const std::vector<long long> &sizes, int reps, bool only_your
 // ---- 1b. matmul: compute vs copies ------------------------------------------------
 
 void matmul_sizes(const std::vector<long long> &sizes, int reps, bool only_yours) {
+  // The largest size is the row of the course-wide 1024² table (the articles' size by default).
+  const long long seed_n = *std::max_element(sizes.begin(), sizes.end());
   std::printf("\nmatmul: naive C = A x B, one device thread per element of C; times in ms\n");
   std::printf("%6s %11s %9s %11s %9s %11s %10s %13s %12s\n", "n", "serial", "copy in", "kernel", "copy out",
               "whole call", "GFLOP/s", "kernel share", "vs serial");
@@ -196,6 +235,7 @@ void matmul_sizes(const std::vector<long long> &sizes, int reps, bool only_yours
     const float *a = A.data(), *b = B.data();
     float *c = C.data();
     const double flops = 2.0 * n * n * n, tol = 4.0 * n * std::ldexp(1.0, -24);
+    const bool seed = nl == seed_n;
     auto verify = [&](const std::string &who) {
       return course::check_close<float>(C, ref, tol, "matmul " + who + " n=" + std::to_string(n));
     };
@@ -204,8 +244,16 @@ void matmul_sizes(const std::vector<long long> &sizes, int reps, bool only_yours
     if (!only_yours) {
       course::poison(std::span<float>(C));
       serial_ms = median_ms([&] { base::matmul_serial(n, a, b, c); }, reps);
-      add_row("matmul", "serial i-j-k (baseline)", size, serial_ms, flops / serial_ms / 1e6, "GFLOP/s", "fp32-peak",
-              verify("serial").ok);
+      auto &b = add_row("matmul", "serial i-j-k (baseline)", size, serial_ms, flops / serial_ms / 1e6, "GFLOP/s",
+                        "host-sgemm", verify("serial").ok);
+      b.role = "baseline";
+      b.flops = flops;
+      b.bytes = 12.0 * nn;
+      if (seed) {
+        b.seed = matmul_seed;
+        b.article = "7350 ms (C++ AMP article), at 1024²";
+        b.article_ms = 7350;
+      }
     }
     course::poison(std::span<float>(C));
     const Split t = split_ms([&] { enter_inputs((int)nn, a, b, c); }, [&] { lesson2::matmul(n, a, b, c); },
@@ -218,12 +266,19 @@ void matmul_sizes(const std::vector<long long> &sizes, int reps, bool only_yours
     const std::string vs = serial_ms > 0 ? times(serial_ms / t.kernel) + " (kernel), " + times(serial_ms / whole) +
                                                " (whole call) vs serial"
                                          : "";
-    add_row("matmul", who + ": copy in", size, t.in, 8.0 * nn / t.in / 1e6, "GB/s", "", split_check.ok);
-    add_row("matmul", who, size, t.kernel, flops / t.kernel / 1e6, "GFLOP/s", "fp32-peak", split_check.ok,
-            "kernel only" + (vs.empty() ? std::string() : "; " + vs));
-    add_row("matmul", who + ": copy out", size, t.out, 4.0 * nn / t.out / 1e6, "GB/s", "", split_check.ok);
-    add_row("matmul", who + ": whole call", size, whole, flops / whole / 1e6, "GFLOP/s", "fp32-peak", whole_check.ok,
-            "kernel " + pct(t.kernel, whole) + " of the call");
+    auto &k = split_rows("matmul", who, size, t, 8.0 * nn, 12.0 * nn, flops, 4.0 * nn, split_check.ok, "sgemm");
+    k.note += vs.empty() ? std::string() : "; " + vs;
+    if (seed) {
+      k.seed = matmul_seed;
+      k.article = "147x vs serial at 1024² (C++ AMP article, naive GPU matmul): 50 ms";
+      k.article_ms = 7350.0 / 147;
+    }
+    auto &w = add_row("matmul", who + ": whole call", size, whole, flops / whole / 1e6, "GFLOP/s", "sgemm",
+                      whole_check.ok, "kernel " + pct(t.kernel, whole) + " of the call");
+    w.role = "variant";
+    w.flops = flops;
+    w.bytes = 12.0 * nn;
+    if (seed) w.seed = matmul_seed;
     std::printf("%6d %11s %9.3f %11.3f %9.3f %11.3f %10.2f %13s %12s%s\n", n,
                 ms_or_dash(serial_ms).c_str(), t.in, t.kernel, t.out, whole,
                 flops / t.kernel / 1e6, pct(t.kernel, whole).c_str(),
@@ -273,7 +328,8 @@ void heat_run(int nx, int steps, int reps, bool only_yours) {
     std::string full = traced ? note : "copies not traced: the runtime reports no OMPT device events";
     if (base_ms > 0) full += "; " + times(base_ms / ms) + " vs mapped every step";
     if (base_ms == 0 && !only_yours) base_ms = ms;
-    add_row("heat", v.name, size, ms, steps / (ms / 1e3), "steps/s", "", check.ok, full);
+    auto &h = add_row("heat", v.name, size, ms, steps / (ms / 1e3), "steps/s", "", check.ok, full);
+    h.role = v.name.find("(baseline)") != std::string::npos ? "baseline" : "kernel";
     std::printf("  %-36s %9.2f ms  %8.0f steps/s  %s  %s\n", v.name.c_str(), ms, steps / (ms / 1e3), full.c_str(),
                 check.ok ? "PASS" : ("FAILED  " + check.message).c_str());
     std::fflush(stdout);
@@ -369,8 +425,13 @@ void bandwidth(int n, int reps, bool only_yours, bool shapes) {
     const std::string share = ceiling > 0 ? pct(m.gbs, ceiling) : "-";
     std::printf("  %-56s %9.3f %9.1f %10s  %s\n", m.name.c_str(), m.ms, m.gbs, share.c_str(),
                 m.ok ? "PASS" : ("FAILED  " + m.err).c_str());
-    add_row("bandwidth", m.name, size, m.ms, m.gbs, "GB/s", "copy-bandwidth", m.ok,
-            ceiling > 0 ? share + " of the best copy (" + std::to_string((int)ceiling) + " GB/s)" : "");
+    auto &r = add_row("bandwidth", m.name, size, m.ms, m.gbs, "GB/s", "copy", m.ok,
+                      ceiling > 0 ? share + " of the best copy here (" + std::to_string((int)ceiling) + " GB/s)" : "");
+    r.role = m.is_copy ? "reference" : m.name == COURSE_KERNELS ? "kernel" : "variant";
+    r.bytes = m.is_copy ? copy_bytes : add_bytes;
+    r.in_cache = course::fits_in_cache(r.bytes);
+    // The design's goal for a streaming kernel on an H100/H200: 90 % of cudaMemcpy.
+    if (r.role == "kernel" && dev.is_gpu()) r.goal_pct = 90;
   }
   std::fflush(stdout);
 }
@@ -392,6 +453,10 @@ int main(int argc, char **argv) {
   const auto &reps = cli.integer("--reps", 3, "timed runs per variant (the median is reported)", 1, 1000);
   const auto &csv = cli.text("--csv", "", "append result rows to this CSV file");
   const auto &only_yours = cli.flag("--only-yours", "run only the lesson's kernels (" COURSE_KERNELS ")");
+  cli.preset("tiny", {"--vec-n", "1000", "--mm-n", "33", "--heat-n", "33", "--heat-steps", "3", "--bw-n", "4096",
+                      "--reps", "1"});
+  cli.preset("teaching", {"--reps", "3"});
+  cli.preset("full", {"--reps", "5", "--shapes"});
   cli.parse(argc, argv);
 
   std::printf("%s\n", course::device_banner().c_str());

@@ -5,7 +5,7 @@
 // input read and as a share of a plain copy kernel's bandwidth measured in
 // the same run. Every result is verified.
 //   usage: lesson06 [--n N] [--slow-n N] [--reps 5] [--sweep K,K,...]
-//                   [--csv FILE] [--only-yours]
+//                   [--size tiny|teaching|full] [--csv FILE] [--only-yours]
 #include <omp.h>
 
 #include <algorithm>
@@ -37,9 +37,16 @@ struct Ctx {
 
 // Times f (the data are already on the device), verifies what it produced,
 // prints one line and keeps the row.
+// What the report needs to place a row: its role, and for the sum x method
+// matrix (the chapter's table) the method as the matrix column.
+struct Place {
+  std::string role, method;
+  double goal_pct = 0;
+};
+
 course::ResultRow measure(Ctx &ctx, const std::string &experiment, const std::string &variant, std::size_t n,
                           double bytes, const std::function<void()> &f, const std::function<course::Check()> &verify,
-                          bool fastest = false) {
+                          bool fastest = false, const Place &place = {}) {
   auto t = course::time_median(f, ctx.reps, 1);
   if (fastest) t.median = t.min;
   const auto check = verify();
@@ -51,9 +58,22 @@ course::ResultRow measure(Ctx &ctx, const std::string &experiment, const std::st
   r.time_ms = t.median * 1e3;
   r.rate = t.median > 0 ? bytes / t.median / 1e9 : 0;
   r.unit = "GB/s";
-  r.ceiling = "copy-bandwidth";
+  r.ceiling = "copy";
   r.status = check.ok ? "PASS" : "FAILED";
   const bool ceiling = experiment == "copy";
+  r.role = ceiling ? "reference" : place.role.empty() ? "variant" : place.role;
+  r.bytes = bytes;
+  r.in_cache = course::fits_in_cache(bytes);
+  if (!place.method.empty()) {
+    r.plot = "matrix: accumulation method";  // experiment (sum int ... histogram) x method
+    r.param = place.method;
+    r.seed = "Atomics: int vs float vs double, global vs team-local (oneAPI atomics chapter)";
+    if (place.method == "global atomic")
+      r.article = "oneAPI chapter: one global accumulator serialises; float and double atomics emulated on Gen9 / Iris Xe";
+    else if (place.method == "team-local")
+      r.article = "oneAPI chapter: local-memory partials, one global atomic per work-group";
+  }
+  if (course::device_info().is_gpu()) r.goal_pct = place.goal_pct;
   const double pct = ceiling ? 100.0 : (ctx.copy_gbs > 0 ? 100.0 * r.rate / ctx.copy_gbs : 0);
   if (!ceiling) {
     char note[64];
@@ -96,15 +116,18 @@ std::vector<double> sum_rows(Ctx &ctx, const char *type, const std::vector<T> &x
     const std::size_t m = std::min(n, slow_n);
     gbs[0] = measure(ctx, exp, "global atomic (baseline)", m, static_cast<double>(m) * sizeof(T),
                      [&] { got = ref::sum_global_atomic(x.data(), m); },
-                     [&] { return check_sum(got, x.data(), m, exp + " global atomic"); })
+                     [&] { return check_sum(got, x.data(), m, exp + " global atomic"); }, false,
+                     {"baseline", "global atomic"})
                  .rate;
     gbs[1] = measure(ctx, exp, "reduction clause", n, bytes, [&] { got = ref::sum_reduction_clause(x.data(), n); },
-                     [&] { return check_sum(got, x.data(), n, exp + " reduction clause"); })
+                     [&] { return check_sum(got, x.data(), n, exp + " reduction clause"); }, false,
+                     {"variant", "reduction clause"})
                  .rate;
   }
   gbs[2] = measure(ctx, exp, std::string(COURSE_KERNELS) + " (team-local)", n, bytes,
                    [&] { got = lesson6::sum(x.data(), n); },
-                   [&] { return check_sum(got, x.data(), n, exp + " " COURSE_KERNELS); })
+                   [&] { return check_sum(got, x.data(), n, exp + " " COURSE_KERNELS); }, false,
+                   {"kernel", "team-local", 85})
                .rate;
   // The sweep: the same kernel with k teams per multiprocessor (GPU) or core.
   const auto &dev = course::device_info();
@@ -113,7 +136,7 @@ std::vector<double> sum_rows(Ctx &ctx, const char *type, const std::vector<T> &x
     const lesson6::Launch l{static_cast<int>(k * units), dev.is_gpu() ? lesson6::gpu_team_threads : 1};
     measure(ctx, exp, std::string(COURSE_KERNELS) + ", " + std::to_string(l.teams) + " teams", n, bytes,
             [&] { got = lesson6::sum(x.data(), n, l); },
-            [&] { return check_sum(got, x.data(), n, exp + " sweep"); });
+            [&] { return check_sum(got, x.data(), n, exp + " sweep"); }, false, {"variant", ""});
   }
   return gbs;
 }
@@ -162,6 +185,9 @@ int main(int argc, char **argv) {
                                    1, 1024);
   const auto &csv = cli.text("--csv", "", "append result rows to this CSV file");
   const auto &only_yours = cli.flag("--only-yours", "run only the lesson's kernels (" COURSE_KERNELS ")");
+  cli.preset("tiny", {"--n", "1000", "--slow-n", "1000", "--reps", "1"});
+  cli.preset("teaching", {"--reps", "3"});
+  cli.preset("full", {"--reps", "5"});
   cli.parse(argc, argv);
 
   std::printf("%s\n", course::device_banner().c_str());
@@ -235,7 +261,7 @@ int main(int argc, char **argv) {
                           course::poison(std::span<int>(h));
                           ref::histogram_global_atomic(pf, N, h.data());
                         },
-                        [&] { return check("global atomic"); })
+                        [&] { return check("global atomic"); }, false, {"baseline", "global atomic"})
                     .rate;
     // The array reduction is far below bandwidth on a GPU: it runs on the first S elements.
     const auto want_s = S == N ? want : ref::histogram_reference(xh.data(), S);
@@ -244,14 +270,15 @@ int main(int argc, char **argv) {
                         course::poison(std::span<int>(h));
                         lesson6::histogram_reduction(pf, S, h.data());
                       },
-                      [&] { return course::check_equal<int>(h, want_s, exp + " reduction clause"); })
+                      [&] { return course::check_equal<int>(h, want_s, exp + " reduction clause"); }, false,
+                      {"kernel", "reduction clause"})
                   .rate;
     hist[2] = measure(ctx, exp, std::string(COURSE_KERNELS) + " (team-local)", N, bytes,
                       [&] {
                         course::poison(std::span<int>(h));
                         lesson6::histogram(pf, N, h.data());
                       },
-                      [&] { return check(COURSE_KERNELS); })
+                      [&] { return check(COURSE_KERNELS); }, false, {"kernel", "team-local", 75})
                   .rate;
   }
   print_matrix(ctx, sum, hist, only_yours);

@@ -5,6 +5,7 @@
 
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace course {
@@ -32,6 +33,18 @@ class Cli {
   /// Declares a flag that takes no value.
   bool &flag(const std::string &flag, const std::string &help);
 
+  /// Declares what `--size NAME` sets, as options on a command line (e.g.
+  /// {"--n", "33", "--reps", "1"}); options given explicitly win over it.
+  /// The course's names: "tiny" (seconds: the report's test), "teaching" (the
+  /// report's default: minutes on a laptop), "full" (the articles' and the
+  /// design's sizes). The report runs every program with --size, so a
+  /// program's sizes live in the program, not in the report. The first
+  /// preset declared adds --size to --help.
+  void preset(const std::string &name, std::vector<std::string> args);
+
+  /// The --size given ("" when none).
+  const std::string &size_preset() const { return size_; }
+
   /// Parses argv. --help prints usage and exits 0; an unknown option or a bad
   /// value prints "program: error: ..." on one line and exits 2.
   void parse(int argc, char **argv);
@@ -49,7 +62,10 @@ class Cli {
     bool *set = nullptr;
   };
   long long parse_integer(const Option &o, const std::string &value) const;
-  std::string program_, about_;
+  void parse_list(const std::vector<std::string> &args);
+  void print_help() const;
+  std::string program_, about_, size_;
+  std::vector<std::pair<std::string, std::vector<std::string>>> presets_;
   // deques: references handed out stay valid as options are added
   std::deque<Option> options_;
   std::deque<long long> integers_;

@@ -17,6 +17,13 @@ struct DeviceInfo {
   int multiprocessors = 0;   ///< GPU: streaming multiprocessors (0 on host)
   double clock_ghz = 0;      ///< GPU: boost clock in GHz (0 on host)
   double fp32_peak_gflops = 0;  ///< GPU: FP32 FMA peak from the properties (0 where unknown)
+  /// GPU: memory bandwidth from the properties, 2 (double data rate) x memory
+  /// clock x bus width, GB/s (0 where unknown, and on the host device)
+  double memory_peak_gbs = 0;
+  /// The last-level cache of what the kernels run on, bytes: the GPU's L2, or
+  /// the host CPU's largest cache (0 where unknown). A working set this small
+  /// can beat a memory ceiling (course::fits_in_cache).
+  double cache_bytes = 0;
   /// True on an NVIDIA (or later AMD) GPU build, false on the host-offload device.
   bool is_gpu() const { return device_class == "gpu"; }
 };

@@ -1,6 +1,14 @@
 /// @file results.hpp
 /// @brief Result rows shared by the lesson programs and the report: one
 ///        schema, written as CSV for the report and as Markdown for people.
+///
+/// A row describes itself: which table it belongs to, what it moved (bytes,
+/// flops), which ceiling it is measured against, whether its data sit in a
+/// cache, which article figure it reproduces and how to plot it. The report
+/// (report/report.py) reads only these columns, so a new lesson program needs
+/// no change in report/. Every field after @c note is optional: a row that
+/// fills only the first ten still works (the report guesses the role from the
+/// variant name and takes the rate as given).
 #pragma once
 
 #include <string>
@@ -11,15 +19,42 @@ namespace course {
 /// One measured variant of one kernel. The report reads these from CSV.
 struct ResultRow {
   int lesson = 0;            ///< lesson number
-  std::string experiment;    ///< what is measured, e.g. "matmul", "tile sweep"
-  std::string variant;       ///< e.g. "serial baseline", "starter", "solution", "tile 16"
+  std::string experiment;    ///< the table this row belongs to, e.g. "matmul", "tile sweep"
+  std::string variant;       ///< e.g. "serial i-j-k (baseline)", "solution", "tile 16"
   std::string size;          ///< problem size as text, e.g. "1024x1024"
   double time_ms = 0;        ///< median time of one run, milliseconds
   double rate = 0;           ///< throughput in @c unit (0 when not meaningful)
-  std::string unit;          ///< "GFLOP/s", "GB/s", "steps/s" or ""
-  std::string ceiling;       ///< which ceiling the rate compares with: "copy-bandwidth", "fp32-peak", "sgemm" or ""
+  std::string unit;          ///< "GB/s", "GFLOP/s", "steps/s", "ms" or ""
+  /// The ceiling the row is measured against: "copy" (the device's best
+  /// memory copy), "fp32" (FP32 compute peak), "sgemm" (the vendor's BLAS on
+  /// the device), "host-copy" / "host-fp32" / "host-sgemm" (the same on the
+  /// host CPU, for code that runs on host threads in every build), or "".
+  std::string ceiling;
   std::string status;        ///< "PASS" or "FAILED" (verification of this run)
   std::string note;          ///< free text, e.g. "registers 64, spills 0"
+
+  // ---- what the report needs to place the row (all optional) ----
+  /// "baseline" (what the experiment's speedups are against), "kernel" (the
+  /// lesson's kernel under test: solution, yours or starter), "variant" (a
+  /// fixed alternative), "part" (a piece of a call, e.g. its copies: no
+  /// speedup), "reference" (a ceiling-like measurement inside the program).
+  /// Empty: guessed from the variant name.
+  std::string role;
+  double bytes = 0;          ///< bytes read + written by one run (for GB/s and % of a copy ceiling)
+  double flops = 0;          ///< floating-point operations of one run (for GFLOP/s and % of fp32/sgemm)
+  bool in_cache = false;     ///< the data fit in the device's last-level cache: may exceed a memory ceiling
+  std::string seed;          ///< the seed table this row reproduces, e.g. "1024² fp32 matmul (C++ AMP, Intel GFX)"
+  std::string article;       ///< the article's figure for this row, with its source, e.g. "7350 ms (C++ AMP article)"
+  double article_ms = 0;     ///< that figure as a time in ms, when it is one (plotted beside ours)
+  /// How the report plots the experiment beyond the summary plots: "sweep"
+  /// (rate against @c param, a line per size), "split" (shares of a call's
+  /// time by @c param), "matrix" (heat map: experiment x @c param), "lines"
+  /// (rate against a numeric @c param, a line per variant, log axis), "bars"
+  /// (rate per variant, a bar per size), or "" (summary plots only). The
+  /// x-axis label may follow a colon: "sweep: team tile edge (elements)".
+  std::string plot;
+  std::string param;         ///< the plot's x value, column or part (e.g. "4x4", "team-local", "copy in", "256")
+  double goal_pct = 0;       ///< the design's goal for this row, % of its ceiling (0: none)
 };
 
 /// Column names of the CSV, in order.
@@ -39,5 +74,10 @@ std::string to_markdown(const std::vector<ResultRow> &rows);
 /// @p csv_path when it is not empty, and returns the exit status: 0 when every
 /// row is PASS, 1 when any is FAILED, 2 when the CSV cannot be written.
 int finish(const std::vector<ResultRow> &rows, const std::string &csv_path);
+
+/// True when @p bytes (a run's working set) fit in the configured device's
+/// last-level cache (course::device_info().cache_bytes), so a rate over a
+/// memory ceiling is expected rather than a measuring error.
+bool fits_in_cache(double bytes);
 
 }  // namespace course
