@@ -234,9 +234,16 @@ bool matmul_variant(int n, const float *A, const float *B, float *C) {
 #else
 #define PERF_MM_ALLOC
 #endif
-  if constexpr (MINB > 0) {
+  // launch_bounds takes literals: clang 19 crashes on template-dependent
+  // arguments inside ompx_attribute.
+  static_assert(MINB == 0 || (T == 256 && (MINB == 2 || MINB == 3)), "launch_bounds variants: 256 threads, 2 or 3");
+  if constexpr (MINB == 2) {
 #pragma omp target teams num_teams(tiles) thread_limit(T) map(to : A[0:nn], B[0:nn]) map(from : C[0:nn]) \
-    map(tofrom : granted) ompx_attribute(__attribute__((launch_bounds(T, MINB))))
+    map(tofrom : granted) ompx_attribute(__attribute__((launch_bounds(256, 2))))
+    PERF_MM_BODY
+  } else if constexpr (MINB == 3) {
+#pragma omp target teams num_teams(tiles) thread_limit(T) map(to : A[0:nn], B[0:nn]) map(from : C[0:nn]) \
+    map(tofrom : granted) ompx_attribute(__attribute__((launch_bounds(256, 3))))
     PERF_MM_BODY
   } else if constexpr (PTEAM) {
 #pragma omp target teams num_teams(tiles) thread_limit(T) map(to : A[0:nn], B[0:nn]) map(from : C[0:nn]) \
