@@ -43,7 +43,7 @@ def times(x):
     return f"{x:.1f}" if x >= 1 else f"{x:.2f}"
 
 
-def one_line(text, width=160):
+def one_line(text, width=400):
     text = " ".join(str(text).split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -59,17 +59,21 @@ def read_kv(path):
 
 
 def failure_reasons(out):
-    """The messages Catch printed for failed assertions, one line each."""
+    """The messages Catch printed for failed assertions, one line each (Catch
+    wraps a long message over indented lines; they are joined again)."""
     reasons = []
     lines = out.splitlines()
     for i, line in enumerate(lines):
         s = line.strip()
         if s in ("with message:", "explicitly with message:", "due to a fatal error condition:",
                  "due to unexpected exception with message:"):
+            msg = []
             for nxt in lines[i + 1:]:
-                if nxt.strip():
-                    reasons.append(nxt.strip())
+                if not nxt.strip() or not nxt.startswith(" "):
                     break
+                msg.append(nxt.strip())
+            if msg:
+                reasons.append(" ".join(msg))
     return reasons
 
 
@@ -98,7 +102,7 @@ def parse_lesson(xml_path):
             passed += 1
             continue
         if status in ("notrun", "disabled"):
-            wrong.append(f"{case.get('name', '?')}: not run")
+            wrong.append((re.sub(r"^lesson\d+: ", "", case.get("name", "?")), "not run"))
             continue
         reasons = failure_reasons(out)
         fail = case.find("failure")
@@ -110,12 +114,14 @@ def parse_lesson(xml_path):
         if reasons and all(VERDICT.match(r) for r in reasons):
             slow.append(name)
         else:
-            wrong.append(f"{name}: {reasons[0] if reasons else 'failed (no message: a crash?)'}")
+            wrong.append((name, reasons[0] if reasons else "failed with no message (a crash?)"))
     if total == 0:
         return {"status": "ERROR", "note": "no tests ran", "speedups": speedups}
     status = "PASS" if passed == total else ("FAIL" if wrong else "SLOW")
-    note = one_line(wrong[0]) if wrong else ("too slow: " + ", ".join(slow) if slow else "")
-    return {"status": status, "passed": passed, "total": total, "speedups": speedups, "note": note,
+    # note: the first failure's message; test: which test said it.
+    note = one_line(wrong[0][1]) if wrong else ("too slow: " + ", ".join(slow) if slow else "")
+    test = wrong[0][0] if wrong else ""
+    return {"status": status, "passed": passed, "total": total, "speedups": speedups, "note": note, "test": test,
             "banner": banner}
 
 
@@ -168,7 +174,7 @@ def cell_text(cell):
     for sp in cell.get("speedups", []):
         parts.append(f"{sp['label']} {times(sp['measured'])}x (needs {sp['required']:g}x)")
     if cell.get("note") and s not in ("PASS", "SLOW"):
-        parts.append(cell["note"])
+        parts.append(one_line(cell["note"], 140))
     return " · ".join(parts)
 
 
@@ -210,7 +216,8 @@ def write_csv(path, lessons, rows):
     sp_cols = speedup_columns(lessons, rows)
     head = ["student", "checkout", "host", "device", "commit", "error", "lessons_passed"]
     for n in lessons:
-        head += [f"lesson{n}_status", f"lesson{n}_tests_passed", f"lesson{n}_tests", f"lesson{n}_note"]
+        head += [f"lesson{n}_status", f"lesson{n}_tests_passed", f"lesson{n}_tests", f"lesson{n}_first_failed",
+                 f"lesson{n}_note"]
     for n, label in sp_cols:
         slug = re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
         head += [f"lesson{n}_{slug}_speedup", f"lesson{n}_{slug}_required"]
@@ -222,7 +229,7 @@ def write_csv(path, lessons, rows):
                     sum(r["cells"][n]["status"] == "PASS" for n in lessons)]
             for n in lessons:
                 c = r["cells"][n]
-                line += [c["status"], c.get("passed", ""), c.get("total", ""), c.get("note", "")]
+                line += [c["status"], c.get("passed", ""), c.get("total", ""), c.get("test", ""), c.get("note", "")]
             for n, label in sp_cols:
                 sp = next((s for s in r["cells"][n].get("speedups", []) if s["label"] == label), None)
                 line += [times(sp["measured"]), f"{sp['required']:g}"] if sp else ["", ""]
@@ -230,28 +237,32 @@ def write_csv(path, lessons, rows):
 
 
 CSS = """
-body { font: 15px/1.35 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 24px; color: #1b1b1b; }
-h1 { font-size: 22px; margin: 0 0 4px; }
-p.info { margin: 0 0 12px; color: #444; }
+body { font: 14px/1.3 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 20px; color: #1b1b1b; }
+h1 { font-size: 21px; margin: 0 0 2px; }
+p.info { margin: 0 0 8px; color: #444; }
 table { border-collapse: collapse; }
-th, td { border: 1px solid #bbb; padding: 6px 9px; vertical-align: top; text-align: left; }
-thead th { background: #263238; color: #fff; font-weight: 600; }
+th, td { border: 1px solid #bbb; padding: 4px 8px; vertical-align: top; text-align: left; }
+thead th { background: #263238; color: #fff; font-weight: 600; position: sticky; top: 0; }
 thead th small { display: block; font-weight: 400; color: #cfd8dc; }
-th.student { background: #fafafa; min-width: 150px; }
-th.student small, td small { display: block; color: #555; font-weight: 400; font-size: 12px; max-width: 320px; }
-td.count { text-align: center; font-weight: 700; font-size: 17px; }
-td.cell { min-width: 170px; max-width: 320px; }
-.st { font-weight: 700; font-size: 16px; letter-spacing: .02em; }
+th.student { background: #fafafa; }
+th.student small { display: block; color: #555; font-weight: 400; font-size: 12px; max-width: 260px;
+                   white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+th.student small.rowerr { color: #b71c1c; font-weight: 600; white-space: normal; }
+td.count { text-align: center; font-weight: 700; font-size: 16px; }
+td.cell { min-width: 180px; max-width: 300px; }
+.st { font-weight: 700; font-size: 15px; }
+.n { color: #444; font-size: 12px; margin-left: 4px; }
 .PASS { background: #c8e6c9; } .PASS .st { color: #1b5e20; }
 .SLOW { background: #ffe0b2; } .SLOW .st { color: #8a4b00; }
 .FAIL { background: #ffcdd2; } .FAIL .st { color: #b71c1c; }
 .ERROR { background: #e0e0e0; } .ERROR .st { color: #333; }
 .MISSING { background: #f5f5f5; } .MISSING .st { color: #666; }
-.sp { display: block; font-variant-numeric: tabular-nums; }
-.sp.low { color: #b71c1c; font-weight: 600; }
+.sp { display: block; font-size: 12.5px; font-variant-numeric: tabular-nums; }
+.sp.low { color: #b71c1c; font-weight: 700; }
+.note { display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden;
+        font-size: 12px; color: #444; }
 tfoot td { background: #fafafa; font-weight: 600; }
-.legend span { display: inline-block; padding: 2px 8px; margin-right: 6px; border: 1px solid #bbb; }
-th.student small.rowerr { color: #b71c1c; font-weight: 600; }
+.legend span { display: inline-block; padding: 1px 8px; margin-right: 6px; border: 1px solid #bbb; font-size: 13px; }
 """
 
 
@@ -274,20 +285,21 @@ def write_html(path, title, info, lessons, topics, rows):
         done = sum(r["cells"][n]["status"] == "PASS" for n in lessons)
         sub = r["checkout"] + (f" · {r['host']}" if r["host"] else "")
         err = f'<small class="rowerr">{e(r["error"])}</small>' if r["error"] else ""
-        out.append(f'<tr><th class="student" title="{e(r["device"])}">{e(r["name"])}<small>{e(sub)}</small>{err}</th>'
+        out.append(f'<tr><th class="student" title="{e(sub + " · " + r["device"])}">{e(r["name"])}<small>{e(sub)}</small>{err}</th>'
                    f'<td class="count">{done}/{len(lessons)}</td>')
         for n in lessons:
             c = r["cells"][n]
             body = [f'<span class="st">{e(mark[c["status"]])}</span>']
             if "total" in c:
-                body.append(f"<small>{c['passed']}/{c['total']} tests</small>")
+                body.append(f'<span class="n">{c["passed"]}/{c["total"]} tests</span>')
             for sp in c.get("speedups", []):
                 low = " low" if sp["measured"] < sp["required"] else ""
                 body.append(f'<span class="sp{low}">{e(sp["label"])}: {times(sp["measured"])}× '
                             f'(needs ≥ {sp["required"]:g}×)</span>')
             if c.get("note") and c["status"] not in ("PASS", "SLOW"):
-                body.append(f"<small>{e(c['note'])}</small>")
-            out.append(f'<td class="cell {c["status"]}" title="{e(cell_text(c))}">{"".join(body)}</td>')
+                body.append(f'<span class="note">{e(c["note"])}</span>')
+            tip = cell_text(c) + (f" — {c['test']}: {c['note']}" if c.get("test") else "")
+            out.append(f'<td class="cell {c["status"]}" title="{e(tip)}">{"".join(body)}</td>')
         out.append("</tr>")
     out.append('</tbody><tfoot><tr><td>class</td><td></td>')
     for n in lessons:

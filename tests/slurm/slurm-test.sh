@@ -14,8 +14,11 @@
 #
 #   slurm-test.sh SOURCE_DIR WORK_DIR [CXX]
 #
+# It also submits a student's own job the way a student would (sbatch
+# scripts/slurm/job-grade.sh from their checkout) and checks its results.
 # COURSE_SLURM_TEST_LESSONS picks the lessons graded (default 1; "1,2" adds
-# a column and about a minute per checkout). The daemons are stopped on
+# a column and about a minute per checkout); COURSE_SLURM_TEST_REPORT=1 also
+# runs the course report as a job (--tiny, lesson 1). The daemons are stopped on
 # every exit (trap), and run in the foreground as this script's children so
 # that a CTest timeout, which kills the process tree, takes them too.
 # Exit status: 0 pass, 1 fail, 77 skipped (Slurm or munge not installed, or not root).
@@ -184,10 +187,27 @@ rc=$?
   || fail "submit.sh with --lessons 42 should give one line and exit 2; gave $rc: $msg"
 rm -rf "$work/class-bad"
 
-# --- submit the class and wait for the gather job -----------------------------
 export COURSE_CXX=${cxx:-${COURSE_CXX:-}}
 [ -n "$COURSE_CXX" ] || unset COURSE_CXX
-unset COURSE_SLURM_PARTITION COURSE_SLURM_ACCOUNT COURSE_SLURM_ARGS COURSE_SITE_ENV OMP_NUM_THREADS
+unset COURSE_SLURM_PARTITION COURSE_SLURM_ACCOUNT COURSE_SLURM_ARGS COURSE_SITE_ENV OMP_NUM_THREADS COURSE_SLURM_DIR
+
+# --- a student's own job, submitted as a student would: plain sbatch, from
+# their checkout (the job finds its scripts through Slurm). This checkout has
+# no lesson 1, so nothing is built and the job says why.
+student=$(cd "$co/old-checkout" && sbatch --parsable --cpus-per-task=1 --time=5 --output=job-%j.out \
+          scripts/slurm/job-grade.sh --lessons 1 --device host) || fail "sbatch of a student's job failed"
+say "student job $student submitted from $co/old-checkout"
+
+# --- the course report as a job (optional: it builds the solutions) ----------
+if [ "${COURSE_SLURM_TEST_REPORT:-0}" = 1 ]; then
+  export COURSE_REPORT_BUILD=$work/report-build
+  rm -rf "$COURSE_REPORT_BUILD"
+  "$submit" report --gpus 0 --cpus "$cpus" --time 00:30:00 --device host -- --tiny --lessons 1 --no-plots \
+    | tee "$work/report-submit.txt" || fail "submit.sh report failed"
+  report=$(sed -n 's/^submit.sh: job \([0-9]*\) runs.*/\1/p' "$work/report-submit.txt")
+fi
+
+# --- submit the class and wait for the gather job -----------------------------
 # One task at a time (each asks for every CPU): speedups measured on an idle node.
 "$submit" class --list "$work/class-list.txt" --lessons "$lessons" --out "$work/class" \
   --gpus 0 --cpus "$cpus" --time 00:20:00 --device host --title "Slurm test class (lessons $lessons)" \
@@ -204,6 +224,26 @@ while squeue -h -j "$gather" 2>/dev/null | grep -q .; do
 done
 scontrol show job "$gather" 2>/dev/null | grep -o 'JobState=[A-Z]*' | head -1 | sed "s/^/[slurm-test] gather job $gather: /"
 say "array job $array and gather job $gather have ended"
+
+# --- the student's job: exit status 1, the reason in its results -------------
+state_of() { scontrol show job "$1" 2>/dev/null | grep -o -E '(JobState|ExitCode)=[^ ]*' | tr '\n' ' '; }
+st=$(state_of "$student")
+res=$co/old-checkout/build-slurm/results
+[[ "$st" == *"JobState=FAILED"*"ExitCode=1:0"* ]] || fail "student job $student: $st (expected FAILED, exit 1)"
+grep -q "no lesson 1 in this checkout" "$res/lesson1.error" 2>/dev/null && [ -s "$res/class.md" ] \
+  || { cat "$co/old-checkout/job-$student.out"; fail "student job $student left no lesson1.error or class.md in $res"; }
+say "student job $student: $st; $(cat "$res/lesson1.error")"
+
+if [ -n "${report:-}" ]; then
+  while squeue -h -j "$report" 2>/dev/null | grep -q .; do
+    [ $SECONDS -lt $deadline ] || fail "the report job did not finish within the deadline"
+    sleep 3
+  done
+  st=$(state_of "$report")
+  [[ "$st" == *"JobState=COMPLETED"* ]] && [ -s "$COURSE_REPORT_BUILD/report/report.md" ] \
+    || { tail -30 "$src/build-slurm/report-$report.out"; fail "report job $report: $st, or no report.md"; }
+  say "report job $report: $st; $COURSE_REPORT_BUILD/report/report.md"
+fi
 
 # --- the class table says exactly what each checkout deserves ----------------
 for f in class.md class.csv class.html; do
@@ -230,7 +270,7 @@ for n in lessons:
     expect("starter", n, failed)
     expect("lesson1-done", n, ("PASS",) if n == 1 else failed)
     expect("solutions", n, ("PASS",))
-    expect("typo-path", n, ("ERROR",), "not a course checkout")
+    expect("typo-path", n, ("ERROR",))
     expect("old-checkout", n, ("ERROR",) if n == 1 else failed, "no lesson 1" if n == 1 else None)
 if "not a course checkout" not in rows.get("typo-path", {}).get("error", ""):
     problems.append("typo-path: the row's error does not say 'not a course checkout'")
