@@ -77,8 +77,9 @@ meta started "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 finish() { meta finished "$(date -u +%Y-%m-%dT%H:%M:%SZ)"; : >"$out/done"
            [ "$keep" = 1 ] || [ ! -d "$build" ] || rm -rf "$build"; exit "$1"; }
 row_error() { echo "$*" | head -1 >"$out/error"; echo "grade.sh: $name: $*" >&2; finish 1; }
-first_error() {  # the first compiler/CMake error line of a log, shortened
-  grep -m1 -E 'error:|Error|FAILED' "$1" 2>/dev/null | sed -e 's/^[[:space:]]*//' -e "s|$checkout/||g" | cut -c1-200
+first_error() {  # the first compiler error of a build log (else ninja's FAILED line), shortened
+  { grep -m1 -E 'error:' "$1" || grep -m1 -E 'FAILED|Error' "$1"; } 2>/dev/null \
+    | sed -e 's/^[[:space:]]*//' -e "s|$checkout/||g" | cut -c1-200
 }
 
 # --- the checkout -------------------------------------------------------------
@@ -112,6 +113,8 @@ done
 [ ${#graded[@]} -gt 0 ] || finish 1
 
 # --- configure: the course's CMake, the student's track ----------------------
+command -v cmake >/dev/null 2>&1 && command -v ctest >/dev/null 2>&1 \
+  || row_error "no cmake/ctest on $(hostname): load them in scripts/slurm/site-env.sh"
 cxx=${COURSE_CXX:-}
 if [ -z "$cxx" ]; then
   if command -v clang++-19 >/dev/null 2>&1; then cxx=clang++-19; else cxx=clang++; fi

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lib.sh -- what every job of scripts/slurm does first on the compute node:
 # find the course's scripts, source the site hook (site-env.sh), and set the
 # node's thread count from the allocation. Sourced by the job-*.sh scripts
@@ -5,6 +6,7 @@
 
 # The course checkout these scripts belong to (the instructor's).
 COURSE_REPO=$(cd "$COURSE_SLURM_DIR/../.." && pwd)
+export COURSE_REPO
 
 # The site's module lines: COURSE_SITE_ENV, or site-env.sh next to this file.
 course_site_env() {

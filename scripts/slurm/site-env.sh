@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # site-env.sh -- the ONE place for what a site needs before the course builds.
 #
 # Every job of scripts/slurm (a student's grading job, each task of the

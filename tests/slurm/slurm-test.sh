@@ -28,7 +28,7 @@ src=${1:?usage: slurm-test.sh SOURCE_DIR WORK_DIR [CXX]}
 work=${2:?usage: slurm-test.sh SOURCE_DIR WORK_DIR [CXX]}
 cxx=${3:-}
 lessons=${COURSE_SLURM_TEST_LESSONS:-1}
-deadline=$((SECONDS + ${COURSE_SLURM_TEST_TIMEOUT:-1500}))
+deadline=$((SECONDS + ${COURSE_SLURM_TEST_TIMEOUT:-1800}))
 t0=$SECONDS
 
 say() { echo "[slurm-test $((SECONDS - t0))s] $*"; }
@@ -54,17 +54,16 @@ cleanup() {
   status=$?
   trap - EXIT INT TERM
   if [ -f "$state/slurm.conf" ]; then
-    SLURM_CONF="$state/slurm.conf" scancel --quiet --full --user=root 2>/dev/null || true
-    sleep 1
+    export SLURM_CONF="$state/slurm.conf"
+    scancel --quiet --full --user=root 2>/dev/null || true
+    for _ in $(seq 40); do squeue -h 2>/dev/null | grep -q . || break; sleep 0.5; done
   fi
-  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; done
-  for _ in 1 2 3 4 5 6 7 8 9 10; do
-    alive=0
-    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
-    [ "$alive" = 0 ] && break
-    sleep 0.5
+  # slurmd, then slurmctld, then munged (the others need it to say goodbye).
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    kill "${pids[i]}" 2>/dev/null || continue
+    for _ in $(seq 20); do kill -0 "${pids[i]}" 2>/dev/null || break; sleep 0.5; done
+    kill -9 "${pids[i]}" 2>/dev/null || true
   done
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
   if [ "$status" != 0 ] && [ "$status" != 77 ]; then
     for log in slurmctld.out slurmctld.log slurmd.out slurmd.log munged.out munged.log; do
       [ -f "$state/$log" ] && { echo "--- last lines of $log"; tail -15 "$state/$log"; }
