@@ -1,12 +1,15 @@
 // lesson09 -- runs lesson 9's job three ways and shows what each buys:
 //   1. overlap: the synchronous version split into copy in / kernel / copy out,
 //      the synchronous version whole and chunk by chunk, and your pipeline for
-//      each chunk count (is the copy hidden behind the kernel?);
+//      each chunk count (is the copy hidden behind the kernel?), then one run
+//      of your pipeline drawn as a timeline from what the OpenMP runtime
+//      reports to this program's OMPT tool;
 //   2. device memory you manage: your upload / kernel / download / release;
 //   3. every device: one device (baseline), then your split over 1, 2, ...
 //      devices, with each device's report (its share, and where it ran).
 // Every result is verified.
-//   usage: lesson09 [--n N] [--chunks 1,4,8,16] [--terms T] [--reps 3] [--devices D] [--csv FILE] [--only-yours]
+//   usage: lesson09 [--n N] [--chunks 1,4,8,16] [--terms T] [--reps 3] [--devices D] [--csv FILE]
+//                   [--only-yours] [--no-timeline]
 #include <omp.h>
 
 #include <algorithm>
@@ -24,6 +27,7 @@
 #include "course/timing.hpp"
 #include "course/verify.hpp"
 #include "lesson09_async.hpp"
+#include "lesson09_ompt.hpp"  // this program's OMPT tool: the pipeline's timeline
 
 namespace {
 
@@ -60,6 +64,12 @@ void add_row(const std::string &experiment, const std::string &variant, const st
   rows.push_back(r);
 }
 
+std::string ms_text(double ms) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f", ms);
+  return b;
+}
+
 std::string times(double x) {
   char b[32];
   std::snprintf(b, sizeof b, "%.2fx", x);
@@ -92,24 +102,74 @@ struct Problem {
   course::Check verify(const std::string &who) const {
     return course::check_close<float>(std::span<const float>(result), ref, 1e-6, who + " " + size);
   }
-  // Host <-> device traffic of one run: two inputs in, one result out.
-  double gbs(double ms) const { return 12.0 * n / ms / 1e6; }
+  // Elements per second of a whole run, in millions.
+  double melems(double ms) const { return n / ms / 1e3; }
 };
 
 void print_line(const char *name, double ms, double gbs, const std::string &vs, const course::Check &c) {
-  std::printf("  %-40s %10.3f %9.2f %10s  %s\n", name, ms, gbs, vs.c_str(), c.ok ? "PASS" : ("FAILED  " + c.message).c_str());
+  char rate[32] = "-";
+  if (gbs > 0) std::snprintf(rate, sizeof rate, "%.2f", gbs);
+  std::printf("  %-40s %10.3f %9s %10s  %s\n", name, ms, rate, vs.c_str(), c.ok ? "PASS" : ("FAILED  " + c.message).c_str());
   std::fflush(stdout);
+}
+
+// One run of the pipeline as the runtime reported it: every copy and kernel
+// with its start and end, and the thread that ran it (0 is the caller; the
+// others are the runtime's helper threads that run `nowait` tasks). Overlap
+// shows as bars that share columns.
+void timeline(Problem &p, int chunks) {
+  namespace trace = course::lesson9_trace;
+  const auto job = p.job();
+  p.poison();
+  const auto log = trace::record([&] { lesson9::add_exp_pipelined(job, chunks); });
+  const auto check = p.verify(COURSE_KERNELS " pipeline (timeline run)");
+  std::printf("\n  timeline of one run of %s's pipeline, %d chunks (ms since it started; thread 0 is the caller)\n",
+              COURSE_KERNELS, chunks);
+  if (log.events.empty()) {
+    std::printf("  (the offload runtime reported no copies or kernels to the OMPT tool here; on NVIDIA, "
+                "`nsys profile -t cuda,openmp` draws the same picture)\n");
+    return;
+  }
+  double end = 0;
+  for (const auto &e : log.events) end = std::max(end, e.end_ms);
+  const int width = 50;
+  const int size = (p.n + chunks - 1) / chunks;
+  auto chunk_of = [&](std::uintptr_t host) -> std::string {
+    const float *arrays[3] = {p.first.data(), p.second.data(), p.result.data()};
+    for (const float *a : arrays) {
+      const auto lo = reinterpret_cast<std::uintptr_t>(a), hi = lo + sizeof(float) * (std::size_t)p.n;
+      if (host >= lo && host < hi) return std::to_string((host - lo) / sizeof(float) / (std::size_t)size);
+    }
+    return "-";
+  };
+  auto events = log.events;
+  std::sort(events.begin(), events.end(), [](const auto &a, const auto &b) { return a.begin_ms < b.begin_ms; });
+  std::printf("  %-9s %5s %6s %9s %9s  |%s|\n", "stage", "chunk", "thread", "begin", "end", std::string(width, '-').c_str());
+  int shown = 0;
+  for (const auto &e : events) {
+    if (++shown > 64) {
+      std::printf("  ... %zu more\n", events.size() - 64);
+      break;
+    }
+    const char *what = e.kind == trace::Event::copy_in ? "copy in" : e.kind == trace::Event::copy_out ? "copy out" : "kernel";
+    std::string bar((std::size_t)width, ' ');
+    const int a = (int)(e.begin_ms / end * width), b = std::max(a + 1, (int)(e.end_ms / end * width + 0.5));
+    for (int k = a; k < b && k < width; ++k) bar[(std::size_t)k] = e.kind == trace::Event::kernel ? '#' : '=';
+    std::printf("  %-9s %5s %6d %9.3f %9.3f  |%s|\n", what, e.host ? chunk_of(e.host).c_str() : "-", e.thread,
+                e.begin_ms, e.end_ms, bar.c_str());
+  }
+  if (!check.ok) std::printf("  FAILED  %s\n", check.message.c_str());
 }
 
 // ---- 1. overlap --------------------------------------------------------------------
 
-void overlap(Problem &p, const std::vector<long long> &chunk_list, int reps, bool only_yours) {
+void overlap(Problem &p, const std::vector<long long> &chunk_list, int reps, bool only_yours, bool show_timeline) {
   const int dev = omp_get_default_device();
   const float *f = p.first.data(), *s = p.second.data();
   float *r = p.result.data();
-  std::printf("\n1. overlap: %s on device %d; ms (median of %d), GB/s of host<->device traffic (12 bytes/element)\n",
+  std::printf("\n1. overlap: %s on device %d; ms (median of %d); copies in GB/s, whole runs in million elements/s\n",
               p.size.c_str(), dev, reps);
-  std::printf("  %-40s %10s %9s %10s\n", "variant", "ms", "GB/s", "vs sync");
+  std::printf("  %-40s %10s %9s %10s\n", "variant", "ms", "rate", "vs sync");
   double sync_ms = 0;
   if (!only_yours) {
     // The synchronous version in its three parts: what a pipeline can hide.
@@ -140,16 +200,16 @@ void overlap(Problem &p, const std::vector<long long> &chunk_list, int reps, boo
     p.poison();
     sync_ms = median_ms([&] { base::add_exp_sync(p.n, f, s, r, p.terms, dev); }, reps);
     const auto cs = p.verify("sync, whole array");
-    print_line("sync, whole array (baseline)", sync_ms, p.gbs(sync_ms), "1.00x", cs);
-    add_row("overlap", "sync, whole array (baseline)", p.size, sync_ms, p.gbs(sync_ms), "GB/s", cs.ok,
-            "longest stage " + std::to_string(longest).substr(0, 8) + " ms");
+    print_line("sync, whole array (baseline)", sync_ms, p.melems(sync_ms), "1.00x", cs);
+    add_row("overlap", "sync, whole array (baseline)", p.size, sync_ms, p.melems(sync_ms), "Melem/s", cs.ok,
+            "longest stage " + ms_text(longest) + " ms");
     for (const long long ch : chunk_list) {
       p.poison();
       const double ms = median_ms([&] { base::add_exp_sync_chunked(p.n, f, s, r, p.terms, (int)ch, dev); }, reps);
       const auto cc = p.verify("sync, chunked");
       const std::string name = "sync, " + std::to_string(ch) + " chunks (baseline)";
-      print_line(name.c_str(), ms, p.gbs(ms), times(sync_ms / ms), cc);
-      add_row("overlap", name, p.size, ms, p.gbs(ms), "GB/s", cc.ok, times(sync_ms / ms) + " vs sync");
+      print_line(name.c_str(), ms, p.melems(ms), times(sync_ms / ms), cc);
+      add_row("overlap", name, p.size, ms, p.melems(ms), "Melem/s", cc.ok, times(sync_ms / ms) + " vs sync");
     }
   }
   for (const long long ch : chunk_list) {
@@ -159,8 +219,15 @@ void overlap(Problem &p, const std::vector<long long> &chunk_list, int reps, boo
     const auto c = p.verify(COURSE_KERNELS " pipeline");
     const std::string name = std::string(COURSE_KERNELS) + ": pipeline, " + std::to_string(ch) + " chunks";
     const std::string vs = sync_ms > 0 ? times(sync_ms / ms) : "-";
-    print_line(name.c_str(), ms, p.gbs(ms), vs, c);
-    add_row("overlap", name, p.size, ms, p.gbs(ms), "GB/s", c.ok, sync_ms > 0 ? vs + " vs sync" : "");
+    print_line(name.c_str(), ms, p.melems(ms), vs, c);
+    add_row("overlap", name, p.size, ms, p.melems(ms), "Melem/s", c.ok, sync_ms > 0 ? vs + " vs sync" : "");
+  }
+  if (show_timeline) {
+    // The smallest chunk count above 1 in the list (4 by default): few enough bars to read.
+    long long ch = 0;
+    for (const long long c : chunk_list)
+      if (c > 1 && (ch == 0 || c < ch)) ch = c;
+    timeline(p, ch ? (int)ch : 4);
   }
 }
 
@@ -232,15 +299,15 @@ course::Check check_reports(const std::vector<lesson9::DeviceReport> &rep, int n
 void every_device(Problem &p, int devices, int reps, bool only_yours) {
   std::printf("\n3. every device: %s over 1 .. %d of %d device(s), ms (median of %d)\n", p.size.c_str(), devices,
               omp_get_num_devices(), reps);
-  std::printf("  %-40s %10s %9s %10s\n", "variant", "ms", "GB/s", "vs 1 dev");
+  std::printf("  %-40s %10s %9s %10s\n", "variant", "ms", "Melem/s", "vs 1 dev");
   double one_ms = 0;
   if (!only_yours) {
     p.poison();
     one_ms = median_ms([&] { base::add_exp_sync(p.n, p.first.data(), p.second.data(), p.result.data(), p.terms, 0); },
                        reps);
     const auto c = p.verify("one device");
-    print_line("one device (baseline)", one_ms, p.gbs(one_ms), "1.00x", c);
-    add_row("devices", "one device (baseline)", p.size, one_ms, p.gbs(one_ms), "GB/s", c.ok, "device 0");
+    print_line("one device (baseline)", one_ms, p.melems(one_ms), "1.00x", c);
+    add_row("devices", "one device (baseline)", p.size, one_ms, p.melems(one_ms), "Melem/s", c.ok, "device 0");
   }
   for (int d = 1; d <= devices; ++d) {
     p.poison();
@@ -255,9 +322,9 @@ void every_device(Problem &p, int devices, int reps, bool only_yours) {
     for (const auto &r : rep) where += (where.empty() ? "" : ",") + std::to_string(r.device_num);
     const std::string name = std::string(COURSE_KERNELS) + ": " + std::to_string(d) + (d == 1 ? " device" : " devices");
     const std::string vs = one_ms > 0 ? times(one_ms / ms) : "-";
-    print_line(name.c_str(), ms, p.gbs(ms), vs, c);
+    print_line(name.c_str(), ms, p.melems(ms), vs, c);
     std::printf("  %-40s shares %s; omp_get_device_num() on each: %s\n", "", shares.c_str(), where.c_str());
-    add_row("devices", name, p.size, ms, p.gbs(ms), "GB/s", c.ok,
+    add_row("devices", name, p.size, ms, p.melems(ms), "Melem/s", c.ok,
             (one_ms > 0 ? vs + " vs one device; " : std::string()) + "shares " + shares);
   }
 }
@@ -266,26 +333,27 @@ void every_device(Problem &p, int devices, int reps, bool only_yours) {
 
 int main(int argc, char **argv) {
   course::Cli cli("lesson09", "lesson 9, asynchronous offload and many devices: a pipeline, device memory, every device");
-  const auto &n_opt = cli.integer("--n", 0, "elements (0: 2^22 on the host device, 2^26 on a GPU)", 0, 1LL << 28);
+  const auto &n_opt = cli.integer("--n", 0, "elements (0: 2^21 on the host device, 2^26 on a GPU)", 0, 1LL << 28);
   const auto &chunks = cli.integers("--chunks", {1, 4, 8, 16}, "pipeline chunk counts to run", 1, 4096);
-  const auto &terms_opt = cli.integer("--terms", 0, "series terms per element: the work per element (0: 64 on the "
+  const auto &terms_opt = cli.integer("--terms", 0, "series terms per element: the work per element (0: 32 on the "
                                       "host device, 512 on a GPU)", 0, 1000000);
   const auto &reps = cli.integer("--reps", 3, "timed runs per variant (the median is reported)", 1, 1000);
   const auto &devices_opt = cli.integer("--devices", 0, "split over devices 1 .. D (0: all the runtime offers)", 0, 1024);
   const auto &csv = cli.text("--csv", "", "append result rows to this CSV file");
   const auto &only_yours = cli.flag("--only-yours", "run only the lesson's kernels (" COURSE_KERNELS ")");
+  const auto &no_timeline = cli.flag("--no-timeline", "leave out the pipeline's timeline");
   cli.parse(argc, argv);
 
   std::printf("%s\n", course::device_banner().c_str());
   const bool gpu = course::device_info().is_gpu();
   const int available = omp_get_num_devices();
-  const int terms = terms_opt ? (int)terms_opt : (gpu ? 512 : 64);
+  const int terms = terms_opt ? (int)terms_opt : (gpu ? 512 : 32);
   if (terms < lesson9::min_terms) cli.fail("--terms must be 0 or at least " + std::to_string(lesson9::min_terms));
   if (available < 1) cli.fail("the runtime offers no offload device");
   if (devices_opt > available)
     cli.fail("--devices " + std::to_string(devices_opt) + ": the runtime offers only " + std::to_string(available));
   const int devices = devices_opt ? (int)devices_opt : available;
-  const int n = n_opt ? (int)n_opt : (gpu ? 1 << 26 : 1 << 22);
+  const int n = n_opt ? (int)n_opt : (gpu ? 1 << 26 : 1 << 21);
   {
     // Start every device (and load the kernels) before anything is timed.
     for (int d = 0; d < available; ++d) {
@@ -298,7 +366,7 @@ int main(int argc, char **argv) {
   }
 
   Problem p(n, terms);
-  overlap(p, chunks, (int)reps, only_yours);
+  overlap(p, chunks, (int)reps, only_yours, !no_timeline);
   device_memory(p, (int)reps);
   every_device(p, devices, (int)reps, only_yours);
   return course::finish(rows, csv);

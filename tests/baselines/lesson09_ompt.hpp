@@ -22,6 +22,7 @@
 #include <omp-tools.h>
 #include <omp.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -54,6 +55,16 @@ struct DataOp {
   std::size_t bytes = 0;
 };
 
+/// One copy or kernel with its start and end, for a timeline.
+struct Event {
+  enum Kind { copy_in, copy_out, kernel } kind = kernel;
+  int device = -1;
+  std::uintptr_t host = 0;  ///< host side of a copy (0 for kernels)
+  std::size_t bytes = 0;
+  double begin_ms = 0, end_ms = 0;  ///< since record() started
+  int thread = 0;           ///< 0: the recording thread, 1, 2, ...: others in order of appearance
+};
+
 /// Everything recorded between two calls of record().
 struct Log {
   std::vector<Task> tasks;        ///< deferred tasks created by the recording thread, in order
@@ -61,6 +72,7 @@ struct Log {
   int taskgroups = 0;             ///< taskgroups it ended (each waits for its tasks)
   std::vector<int> kernels;       ///< kernels launched, per device number
   std::vector<DataOp> data_ops;   ///< allocations, frees and copies, in order
+  std::vector<Event> events;      ///< copies and kernels with their times, in order of ending
 
   /// Kernels launched on @p device.
   int kernels_on(int device) const {
@@ -145,6 +157,10 @@ struct State {
   std::thread::id thread;          ///< the thread that called record()
   std::uint64_t generation = 0;    ///< tags tasks of the current recording
   Log log;
+  std::chrono::steady_clock::time_point start;       ///< when record() began
+  std::uint64_t next_id = 1;                          ///< ids of open events
+  std::vector<std::pair<std::uint64_t, double>> open;  ///< begun, not yet ended: id, begin
+  std::vector<std::thread::id> threads;               ///< thread numbers for Event::thread
 };
 
 /// The one State of this program.
@@ -170,6 +186,9 @@ Log record(F &&f) {
     state().thread = std::this_thread::get_id();
     state().recording = true;
     ++state().generation;
+    state().open.clear();
+    state().threads.assign(1, state().thread);
+    state().start = std::chrono::steady_clock::now();
   }
   f();
   std::lock_guard<std::mutex> g(state().lock);
@@ -280,20 +299,62 @@ inline void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
     ++s.log.taskgroups;
 }
 
+inline double now_ms(const State &s) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s.start).count();
+}
+
+// Opens a timed event: returns its id (to be handed back at its end).
+inline std::uint64_t open_event(State &s) {
+  const std::uint64_t id = s.next_id++;
+  s.open.emplace_back(id, now_ms(s));
+  return id;
+}
+
+// Closes event @p id (if it was opened in this recording) as @p e.
+inline void close_event(State &s, std::uint64_t id, Event e) {
+  for (std::size_t k = 0; k < s.open.size(); ++k)
+    if (s.open[k].first == id) {
+      e.begin_ms = s.open[k].second;
+      e.end_ms = now_ms(s);
+      const auto me = std::this_thread::get_id();
+      std::size_t t = 0;
+      while (t < s.threads.size() && s.threads[t] != me) ++t;
+      if (t == s.threads.size()) s.threads.push_back(me);
+      e.thread = (int)t;
+      s.open.erase(s.open.begin() + (long)k);
+      s.log.events.push_back(e);
+      return;
+    }
+}
+
 inline void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device, ompt_data_t *, ompt_data_t *,
-                      ompt_data_t *, const void *) {
-  if (endpoint != ompt_scope_begin || (kind & 7) != ompt_target || device < 0) return;
+                      ompt_data_t *target_data, const void *) {
+  if ((kind & 7) != ompt_target || device < 0) return;
   auto &s = state();
   std::lock_guard<std::mutex> g(s.lock);
   if (!s.recording) return;
-  if ((int)s.log.kernels.size() <= device) s.log.kernels.resize((std::size_t)device + 1, 0);
-  ++s.log.kernels[(std::size_t)device];
+  if (endpoint == ompt_scope_begin) {
+    if ((int)s.log.kernels.size() <= device) s.log.kernels.resize((std::size_t)device + 1, 0);
+    ++s.log.kernels[(std::size_t)device];
+    if (target_data) target_data->value = open_event(s);
+  } else if (target_data) {
+    Event e;
+    e.kind = Event::kernel;
+    e.device = device;
+    close_event(s, target_data->value, e);
+  }
 }
 
-inline void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *, ompt_data_t *, ompt_id_t *,
+inline void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *, ompt_data_t *, ompt_id_t *host_op_id,
                        ompt_target_data_op_t op, void *src, int src_device, void *dest, int dest_device, size_t bytes,
                        const void *) {
-  if (endpoint != ompt_scope_end) return;  // allocations know their address only at the end
+  if (endpoint == ompt_scope_begin) {  // only opens the copy's timed event
+    auto &s = state();
+    std::lock_guard<std::mutex> g(s.lock);
+    if (s.recording && host_op_id) *host_op_id = open_event(s);
+    return;
+  }
+  // The end: allocations know their address only now.
   DataOp d;
   d.bytes = bytes;
   switch (op) {
@@ -321,7 +382,16 @@ inline void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *, ompt_data_
   }
   auto &s = state();
   std::lock_guard<std::mutex> g(s.lock);
-  if (s.recording) s.log.data_ops.push_back(d);
+  if (!s.recording) return;
+  s.log.data_ops.push_back(d);
+  if (host_op_id && (d.kind == DataOp::to_device || d.kind == DataOp::from_device)) {
+    Event e;
+    e.kind = d.kind == DataOp::to_device ? Event::copy_in : Event::copy_out;
+    e.device = d.device;
+    e.host = d.host;
+    e.bytes = d.bytes;
+    close_event(s, *host_op_id, e);
+  }
 }
 
 inline int initialize(ompt_function_lookup_t lookup, int, ompt_data_t *) {
