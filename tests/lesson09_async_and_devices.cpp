@@ -3,7 +3,7 @@
 // a common wrong or unfinished version fails on every device class:
 //   9.1  an OMPT tool (lesson09_ompt.hpp) records the tasks pipeline_start()
 //        creates, their depend lists and the waits: a synchronous pipeline
-//        creates no deferred task at all, so it fails here however fast the
+//        creates no target task at all, so it fails here however fast the
 //        machine (a timing could not tell, and on the host device overlap
 //        buys no time).
 //   9.2  the tool records every device allocation, copy and free: arrays
@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -62,6 +63,20 @@ std::string fmt(const char *format, double a = 0, double b = 0, double c = 0, do
 }
 
 bool on_gpu() { return course::device_info().is_gpu(); }
+
+// LLVM 19's host device with hidden helper threads on crashes about one
+// pipeline in 100 (cmake/Course.cmake); ctest turns them off. Say so when
+// this program runs without ctest.
+void note_hidden_helpers() {
+  static const bool once = [] {
+    const char *e = std::getenv("LIBOMP_USE_HIDDEN_HELPER_TASK");
+    if (!on_gpu() && (!e || std::string(e) != "0"))
+      std::printf("note: LIBOMP_USE_HIDDEN_HELPER_TASK=0 is not set; on LLVM 19's host device `nowait` kernels then "
+                  "abort now and then (\"Assertion failure at kmp_tasking.cpp\"): run through ctest, which sets it\n");
+    return true;
+  }();
+  (void)once;
+}
 
 // first + exp_series(second) in float, inputs in [-1, 1]: Horner's rule keeps
 // every partial sum in [0.36, 2.8], so each term adds about one rounding;
@@ -127,6 +142,7 @@ std::string pipeline_name(int n, int chunks) {
 }
 
 void check_pipeline(int n, int chunks, int terms = lesson9::min_terms) {
+  note_hidden_helpers();
   const Inputs in(n);
   auto result = course_test::poisoned<float>((std::size_t)n);
   lesson9::add_exp_pipelined(make_job(n, in, result, terms), chunks);
@@ -241,7 +257,8 @@ void check_all_devices(int n, int devices, bool traced = false) {
   const std::size_t fb = sizeof(float);
   const std::string at = "all devices, n=" + std::to_string(n) + ", " + std::to_string(devices) + " device(s)";
   std::vector<lesson9::DeviceReport> reports;
-  const auto log = trace::record([&] { reports = lesson9::add_exp_all_devices(make_job(n, in, result), devices); });
+  const auto job = make_job(n, in, result);
+  const auto log = trace::record([&] { reports = lesson9::add_exp_all_devices(job, devices); });
   COURSE_CHECK(course::check_close<float>(result, in.ref, kTol, at + " (README, step 9.3)"));
   REQUIRE(reports.size() == (std::size_t)devices);
 
@@ -310,15 +327,18 @@ TEST_CASE("pipeline at prime n = 100003 with 8 chunks and 40 terms", "[lesson9][
 TEST_CASE("pipeline at n = 4194304 with 16 chunks", "[lesson9][correctness]") { check_pipeline(1 << 22, 16); }
 
 // What makes a pipeline, checked as facts of the program instead of timings:
-// pipeline_start() must create every stage as a deferred target task (a
-// synchronous version creates none: it fails here on any device, fast or
+// pipeline_start() must create every stage as a target task, i.e. `nowait`
+// (a synchronous version creates none: it fails here on any device, fast or
 // slow), the tasks must form one chain of at least three stages per chunk
 // (depend clauses: a stage without one would start a chain of its own; chunks
 // that depend on each other collapse into fewer chains), start() must not
 // wait, and pipeline_wait() must -- every task is complete when it returns.
-TEST_CASE("pipeline_start launches copies and kernels as deferred tasks chained per chunk and waits for none",
+// On the host device ctest turns LLVM's hidden helper threads off
+// (cmake/Course.cmake), so there these tasks run as they are created: the
+// graph is the same, and it is the graph that is graded.
+TEST_CASE("pipeline_start launches copies and kernels as nowait tasks chained per chunk and waits for none",
           "[lesson9][correctness]") {
-  if (!have(trace::task_events(), "deferred target tasks, their dependences and taskwaits")) return;
+  if (!have(trace::task_events(), "nowait target tasks, their dependences and taskwaits")) return;
   const int n = 100003, chunks = 8, used = chunks_used(n, chunks);
   const Inputs in(n);
   auto result = course_test::poisoned<float>((std::size_t)n);
@@ -330,15 +350,15 @@ TEST_CASE("pipeline_start launches copies and kernels as deferred tasks chained 
     lesson9::pipeline_wait(job, chunks);
   });
   const int tasks = at_return.target_tasks(), heads = at_return.chain_heads();
-  INFO("pipeline_start created " << tasks << " deferred target tasks in " << heads << " chains for " << used
+  INFO("pipeline_start created " << tasks << " nowait target tasks in " << heads << " chains for " << used
                                  << " chunks");
   const std::string what = pipeline_name(n, chunks) + ": pipeline_start() ";
   COURSE_CHECK(expect(tasks >= 1, what +
-                                      "created no deferred target task: every copy and kernel finished before it "
+                                      "created no `nowait` target task: every copy and kernel finished before it "
                                       "returned, so nothing can overlap. Give each stage `nowait` (README, step 9.1)"));
   if (tasks >= 1) {
     COURSE_CHECK(expect(tasks >= 3 * used,
-                        what + fmt("created %.0f deferred target tasks for %.0f chunks; a pipeline has three per chunk "
+                        what + fmt("created %.0f `nowait` target tasks for %.0f chunks; a pipeline has three per chunk "
                                    "(copy in, kernel, copy out), each `nowait`",
                                    tasks, used)));
     COURSE_CHECK(expect(heads <= chunks,

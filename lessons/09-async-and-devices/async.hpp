@@ -42,6 +42,19 @@ struct Job {
   int terms = min_terms;         ///< series terms per element (the work per element)
 };
 
+/// Runs @p f on one thread of a parallel region (`parallel`, then `single`):
+/// the tasks @p f creates can then run on the region's other threads, and
+/// its implicit barrier waits for them. LLVM 19 normally runs `target ...
+/// nowait` tasks on hidden helper threads; on the host-offload device the
+/// course turns those off (README, "Why the host device runs without hidden
+/// helper threads"), so the lesson program runs all its work through this.
+template <class F>
+void in_team(F &&f) {
+#pragma omp parallel
+#pragma omp single
+  f();
+}
+
 /// @name 9.1 Overlap: a pipeline over chunks
 /// The job is cut into chunks of size = ceil(n / chunks) elements: chunk k
 /// is [k * size, min(n, (k + 1) * size)), so the last one may be shorter and
@@ -54,6 +67,9 @@ struct Job {
 /// Starts the pipeline on the default device and returns at once, with the
 /// work still in flight: every copy and kernel is a deferred target task
 /// (`nowait`) ordered by `depend` clauses, none waited for here. @p chunks >= 1.
+/// Where no thread is free to run the tasks (LLVM's hidden helper threads
+/// off, as on the course's host device, and no enclosing parallel region)
+/// each task runs as it is created: same tasks, same order, no overlap.
 void pipeline_start(const Job &job, int chunks);
 
 /// Waits for everything pipeline_start() launched (`taskwait`) and releases

@@ -1,13 +1,13 @@
 /// @file lesson09_ompt.hpp
 /// @brief Lesson 9's witness: a small OMPT tool (the OpenMP tools interface)
 ///        that records, while a piece of code runs,
-///          - the deferred tasks the calling thread creates (every `nowait`
-///            target construct is one), with their `depend` lists, and which
-///            of them have completed;
+///          - the tasks the calling thread creates (every `nowait` target
+///            construct is one), with their `depend` lists, and which of
+///            them have completed;
 ///          - the task waits the calling thread performs (taskwait, taskgroup);
 ///          - per device: kernels launched, device memory allocated and
 ///            freed, and bytes copied between host and device.
-///        With it a test can say "start() launched 12 deferred target tasks in
+///        With it a test can say "start() launched 12 `nowait` target tasks in
 ///        4 chains and waited for none of them" -- a fact of the program, not
 ///        a timing -- or "device 2 received 2 x 2500 floats and ran a kernel".
 ///
@@ -38,10 +38,11 @@ struct Dependence {
   bool writes = false;
 };
 
-/// One deferred task the recording thread created.
+/// One task the recording thread created.
 struct Task {
-  bool target = false;               ///< a target task (`target ... nowait`)
-  bool undeferred = false;           ///< the runtime ran it at once (not deferred)
+  bool target = false;               ///< a target task: `target ... nowait` (a target construct without
+                                     ///< nowait creates none, or only an undeferred helper task without this flag)
+  bool undeferred = false;           ///< the runtime ran it at once, as it was created (see target_tasks())
   std::vector<Dependence> depends;   ///< its depend list
   bool completed = false;            ///< the runtime reported it complete
 };
@@ -67,7 +68,7 @@ struct Event {
 
 /// Everything recorded between two calls of record().
 struct Log {
-  std::vector<Task> tasks;        ///< deferred tasks created by the recording thread, in order
+  std::vector<Task> tasks;        ///< explicit and target tasks created by the recording thread, in order
   int taskwaits = 0;              ///< taskwaits the recording thread executed
   int taskgroups = 0;             ///< taskgroups it ended (each waits for its tasks)
   std::vector<int> kernels;       ///< kernels launched, per device number
@@ -117,10 +118,14 @@ struct Log {
         return true;
     return false;
   }
-  /// Deferred target tasks created.
+  /// Target tasks created, that is `nowait` target constructs. Where the
+  /// runtime's hidden helper threads are off (the course's host-device
+  /// setting) and no parallel region encloses the caller, they run at once
+  /// as they are created (undeferred) -- still tasks, with their depend
+  /// lists, and still counted here.
   int target_tasks() const {
     int c = 0;
-    for (const auto &t : tasks) c += t.target && !t.undeferred;
+    for (const auto &t : tasks) c += t.target;
     return c;
   }
   /// Tasks that have not (yet) been reported complete.
@@ -129,16 +134,18 @@ struct Log {
     for (const auto &t : tasks) c += !t.completed;
     return c;
   }
-  /// Chains of the task graph: tasks whose depend list orders them after no
-  /// earlier task of this log (OpenMP's rule: an `in` waits for an earlier
-  /// writer of the address; a writer waits for any earlier use of it).
+  /// Chains of the target-task graph: target tasks whose depend list orders
+  /// them after no earlier target task of this log (OpenMP's rule: an `in`
+  /// waits for an earlier writer of the address; a writer waits for any
+  /// earlier use of it).
   int chain_heads() const {
     int heads = 0;
     for (std::size_t t = 0; t < tasks.size(); ++t) {
+      if (!tasks[t].target) continue;
       bool after_some = false;
       for (const auto &d : tasks[t].depends)
         for (std::size_t e = 0; e < t && !after_some; ++e)
-          for (const auto &prior : tasks[e].depends)
+          for (const auto &prior : tasks[e].target ? tasks[e].depends : std::vector<Dependence>{})
             if (prior.address == d.address && (d.writes || prior.writes)) {
               after_some = true;
               break;
@@ -204,7 +211,7 @@ inline Log snapshot() {
   return state().log;
 }
 
-/// True when the host runtime reports deferred target tasks, their depend
+/// True when the host runtime reports `nowait` target tasks, their depend
 /// lists and taskwaits: a probe `target nowait` with one dependence, then a
 /// taskwait, must show all three.
 inline bool task_events() {
