@@ -50,7 +50,10 @@ struct Job {
 /// helper threads"), so the lesson program runs all its work through this.
 template <class F>
 void in_team(F &&f) {
-#pragma omp parallel
+  // Two threads: one creates the tasks, the other runs them (the creator
+  // joins in at taskwait). Where helper threads run the tasks (GPUs), more
+  // threads would only wait at the barrier.
+#pragma omp parallel num_threads(2)
 #pragma omp single
   f();
 }

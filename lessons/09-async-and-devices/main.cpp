@@ -366,7 +366,6 @@ int main(int argc, char **argv) {
   const auto &no_timeline = cli.flag("--no-timeline", "leave out the pipeline's timeline");
   cli.parse(argc, argv);
 
-  std::printf("%s\n", course::device_banner().c_str());
   const bool gpu = course::device_info().is_gpu();
   const int available = omp_get_num_devices();
   const int terms = terms_opt ? (int)terms_opt : (gpu ? 512 : 32);
@@ -374,6 +373,7 @@ int main(int argc, char **argv) {
   if (available < 1) cli.fail("the runtime offers no offload device");
   if (devices_opt > available)
     cli.fail("--devices " + std::to_string(devices_opt) + ": the runtime offers only " + std::to_string(available));
+  std::printf("%s\n", course::device_banner().c_str());
   const int devices = devices_opt ? (int)devices_opt : available;
   const int n = n_opt ? (int)n_opt : (gpu ? 1 << 26 : 1 << 21);
   Problem p(n, terms);
