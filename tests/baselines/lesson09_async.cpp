@@ -1,0 +1,59 @@
+// lesson09_async.cpp -- lesson 9's fixed baselines: synchronous add-exp with a
+// series exp, whole or chunk by chunk, on one device (see lesson09_async.hpp).
+#include "lesson09_async.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+namespace course::baseline::lesson9 {
+
+#pragma omp declare target
+// The kernel's arithmetic, kept here so no baseline depends on lesson code.
+static inline float series(float x, int terms) {
+  float p = 1.f;
+  for (int k = terms; k >= 1; --k) p = 1.f + x / (float)k * p;
+  return p;
+}
+#pragma omp end declare target
+
+float exp_series(float x, int terms) { return series(x, terms); }
+
+std::vector<double> add_exp_reference(int n, const float *first, const float *second) {
+  std::vector<double> ref((std::size_t)n);
+  for (int i = 0; i < n; ++i) ref[(std::size_t)i] = (double)first[i] + std::exp((double)second[i]);
+  return ref;
+}
+
+void add_exp_sync(int n, const float *first, const float *second, float *result, int terms, int device) {
+#pragma omp target teams distribute parallel for device(device) map(to : first[0:n], second[0:n]) \
+    map(from : result[0:n])
+  for (int i = 0; i < n; ++i) result[i] = first[i] + series(second[i], terms);
+}
+
+void add_exp_sync_chunked(int n, const float *first, const float *second, float *result, int terms, int chunks,
+                          int device) {
+  const int size = (n + chunks - 1) / chunks;
+  for (int lo = 0; lo < n; lo += size) {
+    const int len = std::min(size, n - lo);
+#pragma omp target teams distribute parallel for device(device) map(to : first[lo:len], second[lo:len]) \
+    map(from : result[lo:len])
+    for (int i = lo; i < lo + len; ++i) result[i] = first[i] + series(second[i], terms);
+  }
+}
+
+void enter_inputs(int n, const float *first, const float *second, float *result, int device) {
+#pragma omp target enter data device(device) map(to : first[0:n], second[0:n]) map(alloc : result[0:n])
+}
+
+void kernel_present(int n, const float *first, const float *second, float *result, int terms, int device) {
+#pragma omp target teams distribute parallel for device(device) map(to : first[0:n], second[0:n]) \
+    map(from : result[0:n])
+  for (int i = 0; i < n; ++i) result[i] = first[i] + series(second[i], terms);
+}
+
+void exit_result(int n, const float *first, const float *second, float *result, int device) {
+#pragma omp target exit data device(device) map(from : result[0:n]) map(release : first[0:n], second[0:n])
+}
+
+}  // namespace course::baseline::lesson9
