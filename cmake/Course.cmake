@@ -172,6 +172,7 @@ message(STATUS "Course: device ${_device} (${COURSE_DEVICE_CLASS}, ${COURSE_DEVI
 # kernel or a copy (a fresh Debian 12 has libomp.so only there).
 set(COURSE_TEST_ENVIRONMENT "OMP_TARGET_OFFLOAD=MANDATORY"
     "LD_LIBRARY_PATH=${COURSE_LLVM_LIBDIR}:$ENV{LD_LIBRARY_PATH}")
+include(CourseSanitize)  # COURSE_SANITIZE and the `sanitize` tests (cmake/CourseSanitize.cmake)
 
 # -Wno-pass-failed: clang 19 warns "loop not vectorized" wherever `omp simd`
 # cannot be honoured: always for NVIDIA (there the SIMD lanes are the threads)
