@@ -226,7 +226,17 @@ TEST_CASE("normalize compiles to an SPMD kernel (compiler remarks for an NVIDIA 
       cxx = c;
       break;
     }
-  if (cxx.empty()) FAIL("no clang++-" << __clang_major__ << " or clang++ on PATH to ask about " << src.string());
+  if (cxx.empty() || !std::filesystem::exists(src)) {
+    const std::string why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
+                                        : src.string() + " is not on this machine";
+    // A GPU node may run binaries built elsewhere, without a compiler: there
+    // the launch-mode test below grades 10.1 from the runtime's own report.
+    if (course::device_info().is_gpu()) {
+      WARN("cannot ask the compiler about normalize (" << why << "); the SPMD-mode launch test grades step 10.1 here");
+      return;
+    }
+    FAIL("cannot ask the compiler about normalize: " << why);
+  }
   const std::string cmd = cxx + " -std=c++20 -O3 -fopenmp -fopenmp-targets=nvptx64-nvidia-cuda --offload-arch=sm_90 " +
                           "--offload-device-only -S -nogpulib -Rpass=openmp-opt -Rpass-analysis=openmp-opt -I'" +
                           header_dir.string() + "' '" + src.string() + "' -o /dev/null 2>&1";

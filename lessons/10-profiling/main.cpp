@@ -61,15 +61,19 @@ struct Variant {
 void stage(const std::string &experiment, const std::string &size, double bytes, const std::string &unit, int reps,
            const std::vector<Variant> &variants, const std::function<course::Check(const std::string &)> &verify) {
   double base_ms = 0;
+  std::string base_name;
   for (const auto &v : variants) {
     const double ms = course::time_median(v.run, reps, 1).median * 1e3;
     const auto check = verify(v.name);
     const bool is_base = v.name.find("baseline") != std::string::npos;
-    if (is_base) base_ms = ms;
+    if (is_base) {
+      base_ms = ms;
+      base_name = v.name.substr(0, v.name.find(" (baseline)"));
+    }
     const double rate = unit == "GB/s" ? bytes / ms / 1e6 : bytes / (ms / 1e3);
-    const std::string note = !is_base && base_ms > 0 ? times(base_ms / ms) + " vs the slow program" : "";
+    const std::string note = !is_base && base_ms > 0 ? times(base_ms / ms) + " vs " + base_name : "";
     add_row(experiment, v.name, size, ms, rate, unit, unit == "GB/s" ? "copy-bandwidth" : "", check.ok, note);
-    std::printf("  %-44s %10.3f ms %10.1f %-7s %-22s %s\n", v.name.c_str(), ms, rate, unit.c_str(), note.c_str(),
+    std::printf("  %-32s %10.3f ms %10.3f %-7s %-36s %s\n", v.name.c_str(), ms, rate, unit.c_str(), note.c_str(),
                 check.ok ? "PASS" : ("FAILED  " + check.message).c_str());
     std::fflush(stdout);
   }

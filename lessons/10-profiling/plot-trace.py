@@ -23,8 +23,7 @@ LANES = [
     ("Kernel Target", "kernel", "#d62728"),
     ("HostToDev", "copy host -> device", "#1f77b4"),
     ("DevToHost", "copy device -> host", "#2ca02c"),
-    ("Runtime: data alloc", "device alloc", "#ff7f0e"),
-    ("Runtime: data delete", "device free", "#8c564b"),
+    ("Runtime: Data Copy", "data region map / unmap", "#ff7f0e"),
 ]
 
 
@@ -63,8 +62,11 @@ def main():
     if not args.out:
         return
 
-    import matplotlib
-
+    try:
+        import matplotlib
+    except ImportError:
+        sys.exit("plot-trace: no matplotlib in this python3 (apt-get install python3-matplotlib, "
+                 "or run the script with /usr/bin/python3); the summary above needs none")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -90,7 +92,8 @@ def main():
     ax.set_xlabel("time since the first event (ms)")
     if args.t0 is not None or args.t1 is not None:
         ax.set_xlim(args.t0 if args.t0 is not None else 0, args.t1 if args.t1 is not None else None)
-    counts = ", ".join(f"{summary[k][0]} {label}s" for k, label, _ in LANES[1:4] if k in summary)
+    counts = (f"{summary['Kernel Target'][0]} kernel launches, {summary['HostToDev'][0]} copies to the device, "
+              f"{summary['DevToHost'][0]} back")
     ax.set_title((args.title + "\n" if args.title else "") + counts, fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
