@@ -276,6 +276,8 @@ if(COURSE_DEVICE_CLASS STREQUAL "host")
   list(APPEND COURSE_TEST_ENVIRONMENT "LIBOMP_USE_HIDDEN_HELPER_TASK=0")
 endif()
 
+include(CourseSanitize)  # COURSE_SANITIZE and the `sanitize` tests (cmake/CourseSanitize.cmake)
+
 # -Wno-pass-failed: clang 19 warns "loop not vectorized" wherever `omp simd`
 # cannot be honoured: always for NVIDIA (there the SIMD lanes are the threads)
 # and on the distribute loop of `... parallel for simd`. Lesson 3 teaches the
