@@ -73,7 +73,8 @@ apt_install() { $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/
 # clang-tools-N holds clang-offload-packager, clang-linker-wrapper and
 # nvptx-arch: without it every offload compile fails. liboffload-N-dev holds
 # LLVM 21's offload runtime and device libraries (lib/<triple>/libompdevice.a).
-llvm_packages=("clang-$llvm" "clang-tools-$llvm" "libomp-$llvm-dev")
+# libclang-rt-N-dev: the sanitizer runtimes (ctest -L sanitize: ASan, TSan + Archer).
+llvm_packages=("clang-$llvm" "clang-tools-$llvm" "libomp-$llvm-dev" "libclang-rt-$llvm-dev")
 # lld-N: AMD GPU code is linked with ld.lld (compile-only here: no AMD GPU).
 [ "$llvm" -ge 20 ] && llvm_packages+=("liboffload-$llvm-dev" "lld-$llvm")
 packages=(cmake ninja-build catch2 doxygen python3 python3-matplotlib libopenblas-dev)
