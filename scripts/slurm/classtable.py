@@ -130,9 +130,9 @@ def student_row(result_dir, lessons, name=None, checkout=None):
     row = {"name": name or meta.get("name", result_dir.name), "checkout": checkout or meta.get("checkout", ""),
            "host": meta.get("host", ""), "commit": meta.get("commit", ""), "error": "", "cells": {}, "device": ""}
     if not result_dir.is_dir() or not (result_dir / "done").exists():
-        why = "no result: the task did not run or was killed before it finished"
-        log = meta.get("job", "")
-        row["error"] = why + (f" (job {log})" if log else "")
+        why = "no result: the task did not run, or was killed before it finished (time limit?)"
+        m = re.search(r"array (\S+)\)", meta.get("job", ""))
+        row["error"] = why + (f"; its log: logs/grade-{m.group(1)}.out" if m else "")
         for n in lessons:
             row["cells"][n] = {"status": "MISSING", "note": "no result"}
         return row
