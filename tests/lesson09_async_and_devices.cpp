@@ -37,9 +37,13 @@
 // threads on) -- the "device" is the same two cores, so there is nothing to overlap and the threshold only says
 // "not much slower"; the all-devices split is not graded there (its four devices share the same cores) but by the
 // work-split tests. See docs/results/lesson09-async-and-devices.md.
-// GPU values are PROVISIONAL, to be calibrated on the H100 run (and, for all devices, the multi-GPU run).
+// H100 (2026-11-23, docs/results/lesson09-async-and-devices.md): the pipeline measured 1.10-1.19x (4 to 16
+// chunks, 2^26 elements, 512 terms): the copies from ordinary (pageable) host memory run at 7.5-12 GB/s and
+// the longest stage bounds a perfect pipeline at 1.64x. Half of that gain is no gain, so the GPU value is
+// "no slower" with room for noise (0.9); the task-graph test grades step 9.1 on every device (the untouched
+// step fails it on the H100 too). All devices vs one: provisional until the multi-GPU run (issue 22).
 namespace thresholds {
-constexpr course::Threshold kPipeline{"lesson9.pipeline", 0.35, 1.2, course::Scaling::fixed, 0};
+constexpr course::Threshold kPipeline{"lesson9.pipeline", 0.35, 0.9, course::Scaling::fixed, 0};
 constexpr course::Threshold kAllDevices{"lesson9.all_devices", 1.0, 1.3, course::Scaling::fixed, 0};
 }  // namespace thresholds
 

@@ -33,15 +33,16 @@
 //   normalize vs the generic-mode kernel, 512 x 2048, kernel only: not graded
 //     on the host device (solution measured 0.17x to 5.3x: the per-row form
 //     vectorizes on a CPU and a fork per row costs 5-100 us, depending on the
-//     load); the compiler-remarks test grades 10.1 there. GPU: not measured
-//     yet ("no slower"); the remarks and the SPMD-mode test grade 10.1.
-//   blur vs one launch per row, 4096 x 128, kernel only: solution 15-153x host.
-//     GPU: not measured yet ("no slower"); the launch-count test grades 10.3.
-//   run vs the slow program, 256 x 1024, 4 steps: solution 2.6-10.4x host.
+//     load); the compiler-remarks test grades 10.1 there. H100: the SPMD
+//     kernel measured 1.2x SLOWER (0.094 vs 0.079 ms: a small kernel), so
+//     speed grades nothing there either; the SPMD-mode launch test does.
+//   blur vs one launch per row, 4096 x 128, kernel only: solution 15-153x host,
+//     3963x on an H100 (one run): threshold 20x on GPUs.
+//   run vs the slow program, 256 x 1024, 4 steps: solution 2.6-10.4x host,
+//     43.5x on an H100 (one run): threshold 5x on GPUs.
 namespace thresholds {
-constexpr course::Threshold kNormalize{"lesson10.normalize", 0.0, 1.0, course::Scaling::fixed, 0};  // host: not graded
-constexpr course::Threshold kBlur{"lesson10.blur", 6.0, 1.0, course::Scaling::fixed, 0};
-constexpr course::Threshold kRun{"lesson10.run", 1.3, 1.0, course::Scaling::fixed, 0};
+constexpr course::Threshold kBlur{"lesson10.blur", 6.0, 20.0, course::Scaling::fixed, 0};
+constexpr course::Threshold kRun{"lesson10.run", 1.3, 5.0, course::Scaling::fixed, 0};
 }  // namespace thresholds
 
 namespace {
@@ -355,35 +356,10 @@ TEST_CASE("run copies grid in and out once and coef in once and scratch never (L
 
 // ---- speed ------------------------------------------------------------------------
 
-TEST_CASE("normalize is faster than the generic-mode kernel", "[lesson10][speedup]") {
-  if (!course::device_info().is_gpu()) {
-    // Measured 0.17x to 5.3x for the solution on the 2-core host device: the
-    // per-row form vectorizes there, and what a fork per row costs depends on
-    // the machine's load. Not a speed the host device can grade.
-    WARN("host device: normalize's speed is not graded here (README: 'What each tool shows on the host "
-         "device'); the compiler-remarks test grades step 10.1");
-    return;
-  }
-  const int rows = 512, cols = 2048;
-  const std::size_t n = (std::size_t)rows * cols;
-  const int nc = rows * kc;
-  const auto coef = coefficients(rows);
-  const auto x = grid(rows, cols);
-  const auto ref = base::l10_normalize_reference(rows, cols, coef.data(), x.data());
-  auto y = course_test::poisoned<float>(n);
-  const float *c = coef.data(), *xp = x.data();
-  float *yp = y.data();
-  course::Comparison cmp;
-  // Kernels only: the arrays stay on the device around the interleaved runs.
-#pragma omp target data map(to : c[0:nc], xp[0:n]) map(alloc : yp[0:n])
-  {
-    cmp = course::compare_interleaved([&] { base::l10_normalize_generic(rows, cols, c, xp, yp); },
-                                      [&] { lesson10::normalize(rows, cols, c, xp, yp); }, 5, 1);
-#pragma omp target update from(yp[0:n])
-  }
-  COURSE_CHECK(course::check_close<float>(y, ref, tolerance(1), "normalize " + size_name(rows, cols)));
-  COURSE_REQUIRE_SPEEDUP(thresholds::kNormalize, "lesson 10 normalize (vs generic mode)", cmp);
-}
+// normalize's speed is not a test: the step (10.1, SPMD mode) does not make it
+// reliably faster -- 0.17x to 5.3x on the host device, 1.2x slower on an H100
+// at 512 x 2048 -- so the lesson program shows it and the compiler-remarks and
+// SPMD-mode launch tests grade the step.
 
 TEST_CASE("blur is faster than one launch per row", "[lesson10][speedup]") {
   const int rows = 4096, cols = 128;
