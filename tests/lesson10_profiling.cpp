@@ -34,7 +34,7 @@
 //     on the host device (solution measured 0.17x to 5.3x: the per-row form
 //     vectorizes on a CPU and a fork per row costs 5-100 us, depending on the
 //     load); the compiler-remarks test grades 10.1 there. H100: the SPMD
-//     kernel measured 1.2x SLOWER (0.094 vs 0.079 ms: a small kernel), so
+//     kernel measured 0.8x-1.3x of the generic one in four runs (0.03-0.09 ms: a small kernel), so
 //     speed grades nothing there either; the SPMD-mode launch test does.
 //   blur vs one launch per row, 4096 x 128, kernel only: solution 15-153x host,
 //     3963x on an H100 (one run): threshold 20x on GPUs.
@@ -358,7 +358,7 @@ TEST_CASE("run copies grid in and out once and coef in once and scratch never (L
 
 // normalize's speed is not a test: the step (10.1, SPMD mode) does not make it
 // reliably faster -- 0.17x to 5.3x on the host device, 1.2x slower on an H100
-// at 512 x 2048 -- so the lesson program shows it and the compiler-remarks and
+// at 512 x 2048 in one run, 0.8x-1.3x in four -- so the lesson program shows it and the compiler-remarks and
 // SPMD-mode launch tests grade the step.
 
 TEST_CASE("blur is faster than one launch per row", "[lesson10][speedup]") {
