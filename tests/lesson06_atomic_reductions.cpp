@@ -52,17 +52,42 @@ std::vector<Launch> odd_shapes() {
   return s;
 }
 
+// What a wrong sum most likely means, for the failure message. The inputs
+// are positive, so a total below the reference lost contributions and one
+// above counted some twice.
+std::string sum_hint(double got, double want, const Launch &l) {
+  const bool odd_shape = l.teams != 0;
+  if (got == 0 && want != 0)
+    return "\nThe total stayed 0: no team added its partial to `total` (the global atomic after the parallel "
+           "region), or `total` is not map(tofrom) (README, Concepts: 4. Team-local).";
+  if (got < want)
+    return std::string("\nLost updates: part of the sum never reached the total. Two threads added to the same "
+                       "variable without an atomic (the team's partial needs `#pragma omp atomic`, and so does "
+                       "`total`), or some elements were never visited") +
+           (odd_shape ? ": with this launch the runtime granted other counts than asked; split the elements by "
+                        "omp_get_num_teams() and omp_get_num_threads() (README, Concepts: 5. Split by what you get)"
+                      : "") +
+           " (README, Concepts: 1. An atomic is a read-modify-write).";
+  return "\nMore than the sum: some elements were added twice (two threads' shares overlap, or a team's partial "
+         "was added to `total` once per thread instead of once per team) (README, Concepts: 4. Team-local).";
+}
+
 course::Check check_sum(const int *x, std::size_t n, Launch l, const std::string &what) {
   const int got = lesson6::sum(x, n, l);
   const long long want = ref::sum_reference(x, n);
   std::vector<long long> g{got}, w{want};
-  return course::check_equal<long long>(g, w, what);
+  auto c = course::check_equal<long long>(g, w, what);
+  if (!c.ok) c.message += sum_hint(got, static_cast<double>(want), l);
+  return c;
 }
 
 template <class T>
 course::Check check_sum(const T *x, std::size_t n, Launch l, const std::string &what) {
   const T got = lesson6::sum(x, n, l);
-  return course::check_scalar(static_cast<double>(got), ref::sum_reference(x, n), ref::sum_tolerance<T>(n), what);
+  const double want = ref::sum_reference(x, n);
+  auto c = course::check_scalar(static_cast<double>(got), want, ref::sum_tolerance<T>(n), what);
+  if (!c.ok) c.message += sum_hint(static_cast<double>(got), want, l);
+  return c;
 }
 
 template <class T>
@@ -82,13 +107,41 @@ void sum_with_odd_shapes(const char *type) {
 }
 
 course::Check check_histogram(const std::vector<float> &x, Launch l, bool reduction, const std::string &what) {
-  auto hist = course_test::poisoned<int>(lesson6::hist_bins);
-  if (reduction)
-    lesson6::histogram_reduction(x.data(), x.size(), hist.data());
-  else
-    lesson6::histogram(x.data(), x.size(), hist.data(), l);
+  // hist is poisoned on the device too: its device copy is what the kernels update.
+  std::vector<int> hist(lesson6::hist_bins);
+  course_test::with_device_poison(std::span<int>(hist), [&] {
+    if (reduction)
+      lesson6::histogram_reduction(x.data(), x.size(), hist.data());
+    else
+      lesson6::histogram(x.data(), x.size(), hist.data(), l);
+  });
   const auto want = ref::histogram_reference(x.data(), x.size());
-  return course::check_equal<int>(hist, want, what);
+  auto c = course::check_equal<int>(hist, want, what);
+  if (c.ok) return c;
+  long long counted = 0;
+  bool poisoned = false;
+  for (int b : hist) {
+    poisoned = poisoned || b == course::poison_value<int>();
+    counted += b;
+  }
+  const char *step = reduction ? "6.3" : "6.2";
+  if (poisoned)
+    c.message += std::string("\nA bin was never written: hist must be zeroed (the kernel before step ") + step +
+                 " does it) and every bin added to (README, Concepts: 4. Team-local).";
+  else if (counted < static_cast<long long>(x.size()))
+    c.message += "\nLost updates: " + std::to_string(x.size() - counted) + " of " + std::to_string(x.size()) +
+                 " elements were never counted. Two threads incremented the same bin without an atomic" +
+                 (reduction ? std::string(": ask for reduction(+ : hist[0:hist_bins]) (step 6.3, README, "
+                                          "Concepts: 6. The reduction clause)")
+                            : std::string(" (each team's private histogram needs `#pragma omp atomic` when "
+                                          "a team has several threads, and so does hist; step 6.2, README, "
+                                          "Concepts: 1. An atomic is a read-modify-write)")) +
+                 ".";
+  else if (counted > static_cast<long long>(x.size()))
+    c.message += "\n" + std::to_string(counted - static_cast<long long>(x.size())) +
+                 " elements counted twice: two threads' shares overlap, or a team's histogram was added to hist "
+                 "more than once (step " + step + ").";
+  return c;
 }
 
 // Times `candidate` against `baseline` with x already on the device, so only

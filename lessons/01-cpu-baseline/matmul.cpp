@@ -3,7 +3,8 @@
 //   1.1 loop order: make the innermost loop walk memory contiguously
 //   1.2 threads:    split the rows across cores with `omp parallel for`
 //   1.3 simd:       ask for vector instructions in the innermost loop
-// Run `ctest -L lesson1` after each step; see README.md for hints.
+// Run `ctest --preset student -L lesson1` from the repository root after each
+// step (it rebuilds your code first); see README.md for hints.
 #include <cstddef>
 
 #include "matmul.hpp"
@@ -11,18 +12,22 @@
 namespace lesson1 {
 
 void matmul(int n, const float *A, const float *B, float *C) {
-  // TODO(1.1): the innermost loop below walks B by columns: B[k*n + j] jumps
-  // n floats each step, so nearly every load misses the cache. Reorder the
-  // loops (i, k, j) so the innermost index is j, accumulating into C.
-  // TODO(1.2): add `#pragma omp parallel for` so each thread takes whole rows.
-  // TODO(1.3): add `#pragma omp simd` on the innermost loop.
-  for (int i = 0; i < n; ++i)
+  // TODO(1.2): split the rows of C across threads: `#pragma omp parallel for`
+  // on the i loop below, so each thread takes whole rows.
+  // END TODO
+  for (int i = 0; i < n; ++i) {
+    // TODO(1.1): the innermost loop below walks B by columns: B[k*n + j] jumps
+    // n floats each step, so nearly every load misses the cache. Reorder the
+    // loops (i, k, j) so the innermost index is j, accumulating into row i of C.
+    // TODO(1.3): then put `#pragma omp simd` on that innermost j loop.
+    // END TODO
     for (int j = 0; j < n; ++j) {
       float sum = 0;
       for (int k = 0; k < n; ++k) sum += A[(std::size_t)i * n + k] * B[(std::size_t)k * n + j];
       C[(std::size_t)i * n + j] = sum;
     }
-  // END TODO
+    // END TODO
+  }
 }
 
 }  // namespace lesson1

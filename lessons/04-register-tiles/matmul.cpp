@@ -28,13 +28,16 @@ template <int TM, int TN, bool Edge>
   // TODO(4.1): accumulate the tile in registers. Declare `float c[TM][TN] = {}`,
   // make k the outer loop, and per k load the tile's TM values of A (column k)
   // into a[TM] and its TN values of B (row k) into b[TN]; then c[m][t] += a[m] * b[t]
-  // for every m and t. Store c into C after the k loop.
+  // for every m and t. Store c into C after the k loop. The code below computes
+  // one element at a time: correct, but it reloads a whole row of A and column
+  // of B per element.
   // TODO(4.2): put `#pragma omp unroll full` on every loop over m or t (not on k),
   // so that every index into a, b and c is a compile-time constant.
+  // END TODO
   // TODO(4.3): keep the bounds checks out of the k loop: for Edge tiles clamp
   // the row and column numbers to n-1 before the loop (the loads stay inside A
-  // and B), and check only when storing. The code below computes one element at
-  // a time: correct, but it reloads a whole row of A and column of B per element.
+  // and B), and check only when storing.
+  // END TODO
   for (int m = 0; m < TM; ++m)
     for (int t = 0; t < TN; ++t) {
       const int i = i0 + m, j = j0 + t * lanes;
