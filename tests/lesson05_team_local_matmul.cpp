@@ -3,7 +3,9 @@
 // tile-16 kernel and the final kernel are faster than the naive offloaded
 // matmul of lesson 2. Speedups time kernels only: the inputs stay on the device
 // in a `target data` region around the interleaved runs.
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -108,6 +110,36 @@ void grade(const course::Threshold &key, const std::string &label, const Kernel 
 TEST_CASE("tile sweep kernels at n = 1 and prime n = 31", "[lesson5][correctness]") { check_sweep({1, 31}); }
 TEST_CASE("tile sweep kernels at n = 100 and 257 (not multiples of the tile)", "[lesson5][correctness]") {
   check_sweep({100, 257});
+}
+
+// Step 5.2. On the host device a kernel with several teams gets ONE thread
+// per team (the cores go to the teams), so a missing barrier has nobody to
+// race with and the tests above pass without it. KMP_TEAMS_THREAD_LIMIT, read
+// by the OpenMP runtime at start-up only, lets each team have two threads:
+// this test runs the sweep again in a child process with it set. A thread
+// that does not wait then starts multiplying before its partner has loaded
+// its half of the tiles (a thread starts microseconds after the other), and
+// the product is wrong. On a GPU every team has its T*T threads anyway.
+constexpr const char *kTwoThreads = "tile sweep kernels with two threads per team at n = 100 and 257";
+TEST_CASE("tile sweep kernels with two threads per team at n = 100 and 257", "[lesson5][correctness]") {
+  if (course::device_info().is_gpu() || std::getenv("COURSE_LESSON5_CHILD")) {
+    check_sweep({100, 257});
+    return;
+  }
+  const auto r = course_test::run_self(kTwoThreads, {"KMP_TEAMS_THREAD_LIMIT=64", "COURSE_LESSON5_CHILD=1"});
+  if (!r.started) FAIL("could not run the child process: " + r.output);
+  if (r.exit_code != 0) {
+    // The child's first failure, without the hint it repeats.
+    const auto at = r.output.find("explicitly with message:");
+    const std::size_t from = at == std::string::npos ? 0 : at + 25;
+    const auto hint = r.output.find("Likely:", from);
+    FAIL("with two threads per team (KMP_TEAMS_THREAD_LIMIT=64, in a child process) the tile sweep fails:\n" +
+         r.output.substr(from, std::min<std::size_t>(hint == std::string::npos ? 1200 : hint - from, 1200)) +
+         "\nCorrect with one thread per team, wrong with two: the threads of a team do not wait for each other. "
+         "Step 5.2: `#pragma omp barrier` after loading the tiles and after multiplying (README, Concepts: "
+         "4. Barriers).");
+  }
+  SUCCEED("correct with two threads per team too");
 }
 
 TEST_CASE("final matmul at n = 1 and prime n = 31", "[lesson5][correctness]") {

@@ -9,7 +9,8 @@
 //   4.3 edges:      clamp the indices of edge tiles so every load is in bounds,
 //                   and store only the elements that exist
 // The offloaded loop over tiles is given; you write register_tile() below.
-// Run `ctest -L lesson4` after each step; README.md shows how to see registers
+// Run `ctest --preset student -L lesson4` from the repository root after each
+// step (it rebuilds your code first); README.md shows how to see registers
 // and spills in the compiler's report for the GPU code.
 #include <algorithm>
 #include <cstddef>

@@ -42,6 +42,7 @@ void to_aos(const Particles &p, std::span<Body> bodies) {
 
 namespace {
 
+// SNIPPET(aos-step)
 // The article's step on an array of Body structs: thread i walks over every
 // body j, and the four floats it needs from body j sit in a 32-byte struct,
 // next to a velocity it does not need. advance() runs it until step 7.4.
@@ -61,6 +62,7 @@ namespace {
     out[i] = b;
   }
 }
+// END SNIPPET
 
 /// The positions and velocities of one state (masses never change).
 struct State {

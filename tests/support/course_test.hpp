@@ -107,6 +107,19 @@ void with_stale_host_copy(std::span<T> in, std::span<const T> stale, F &&call) {
 /// however long each waited for a core. Empty where /proc is unavailable.
 std::vector<double> thread_cpu_seconds(const std::function<void()> &call);
 
+/// What a child run of this test program gave.
+struct ChildRun {
+  bool started = false;  ///< the child ran (false: it could not be started)
+  int exit_code = -1;    ///< its exit status (128 + signal when killed)
+  std::string output;    ///< its stdout and stderr
+};
+
+/// Runs this test program again, in a child process, on the single test
+/// @p test_name, with @p env ("NAME=value") added to the environment. For
+/// settings the OpenMP runtime reads only at start-up (lesson 5: two threads
+/// per team on the host device, where it would otherwise grant one).
+ChildRun run_self(const std::string &test_name, const std::vector<std::string> &env);
+
 /// A one-line account of a thread_cpu_seconds() result: "0.41 s on 2 threads: 51 % 49 %".
 std::string describe_thread_split(const std::vector<double> &seconds);
 
