@@ -344,10 +344,9 @@ function(course_add_lesson number folder)
   endif()
 
   # "lessonN: build": ctest -L lessonN first rebuilds the lesson, so the tests
-  # grade the code on disk, not the last build. One build at a time (two
-  # ninja runs in one build folder would trip over each other). Every label
-  # of the lesson's tests is on it, so whichever of them a filter picks, the
-  # build comes first (CTest also adds a fixture's setup test by itself).
+  # grade the code on disk, not the last build. Whatever filter picks a test
+  # of the lesson, CTest runs the fixture's setup (this build) first. One
+  # build at a time: two ninja runs in one build folder trip over each other.
   add_custom_target(lesson${nn}_all)
   add_dependencies(lesson${nn}_all ${_all})
   add_test(NAME "lesson${number}: build"

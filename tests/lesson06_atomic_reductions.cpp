@@ -7,20 +7,23 @@
 #include <vector>
 
 #include "atomics.hpp"
+#include "course/device.hpp"
 #include "course_test.hpp"
 #include "lesson06_atomics.hpp"
 
 // Speedup thresholds: this lesson's grading numbers, {host, gpu} (see course/grading.hpp).
 // Each is at most half of what the solution measured on that class.
 // lesson 6: team-local partials vs one global atomic per element, n = 2^22 host, 2^26 gpu.
-// Solution measured (median; host = 2-core EPYC under load, gpu = H200): int 7x / 4.2x,
-// float 8.7x / 245x, double 8.3x / 175x, histogram 2.7x / 42x. GPU int atomics are fast;
-// on a loaded host the short team-local runs swing 10x, hence the margins.
+// Solution measured: host by process CPU time (2-core EPYC under load, 3 runs of 9
+// interleaved pairs): int 5.9-6.7x, float 11.6-12.0x, double 6.8-7.0x, histogram
+// 3.2-3.7x; with its step undone (6.1 sums, 6.2 histogram) 1.0-1.1x, once 1.6x
+// (docs/results/steps-check.md). GPU (H200, wall clock, medians): int 4.2x, float
+// 245x, double 175x, histogram 42x. GPU int atomics are fast, hence its margin.
 namespace thresholds {
 constexpr course::Threshold kSumInt{"lesson6.sum_int", 1.5, 1.5, course::Scaling::fixed, 0};
 constexpr course::Threshold kSumFloat{"lesson6.sum_float", 2.5, 25.0, course::Scaling::fixed, 0};
 constexpr course::Threshold kSumDouble{"lesson6.sum_double", 2.5, 25.0, course::Scaling::fixed, 0};
-constexpr course::Threshold kHistogram{"lesson6.histogram", 1.3, 5.0, course::Scaling::fixed, 0};
+constexpr course::Threshold kHistogram{"lesson6.histogram", 1.5, 5.0, course::Scaling::fixed, 0};
 }  // namespace thresholds
 
 namespace {
@@ -151,8 +154,12 @@ course::Comparison compare_on_device(const std::vector<T> &x, FB &&baseline, FC 
   const T *p = x.data();
   const std::size_t n = x.size();
   course::Comparison cmp;
+  // On the host device the kernels run on this process's threads: CPU time,
+  // which other programs on a busy 2-core machine cannot stretch (the wall
+  // clock swung 10x there). A GPU works while this process waits: wall clock.
+  const auto clock = course::device_info().is_gpu() ? course::Clock::wall : course::Clock::process_cpu;
 #pragma omp target data map(to : p[0:n])
-  cmp = course::compare_interleaved(baseline, candidate, 9, 1);
+  cmp = course::compare_interleaved(baseline, candidate, 15, 1, clock);
   return cmp;
 }
 
@@ -213,6 +220,7 @@ TEST_CASE("histogram with a reduction clause at n = 1 97 1000 65537 and 2^22", "
 
 // Every thread hits the same counter: the worst case for contention, and the
 // input on which an unprotected update loses counts most reliably.
+// STEP-ELSEWHERE(6.3, host): sanitize: the starter's race loses counts only while both of a team's two threads run at the same instant; on a loaded 2-core machine they seldom do (caught in some runs, not all), and ThreadSanitizer with Archer sees the race every run.
 TEST_CASE("histograms of data that all fall in one bin", "[lesson6][correctness]") {
   const std::size_t n = (std::size_t(1) << 20) + 3;
   const std::vector<float> x(n, 0.75f);  // bin 192

@@ -55,23 +55,28 @@ std::vector<float> velocities(std::span<const Body> b) {
   return v;
 }
 
+// @p hint: what most likely went wrong, added to a failure's message.
 void check_against_reference(std::span<const Body> got, std::span<const Body> initial, int steps, const char *what,
-                             const char *if_unmoved = nullptr) {
+                             const std::string &hint = "") {
   const int n = static_cast<int>(initial.size());
-  if (if_unmoved && steps > 0 && n > 1) {
+  const auto with_hint = [&](course::Check c) {
+    if (!c.ok && !hint.empty()) c.message += "\n" + hint;
+    return c;
+  };
+  if (!hint.empty() && steps > 0 && n > 1) {
     bool moved = false;
     for (int i = 0; i < n && !moved; ++i)
       moved = got[i].x != initial[i].x || got[i].y != initial[i].y || got[i].z != initial[i].z;
     if (!moved) {
-      FAIL_CHECK(where(what, n, steps) + ": no body moved. " + if_unmoved);
+      FAIL_CHECK(where(what, n, steps) + ": no body moved.\n" + hint);
       return;
     }
   }
   const auto ref = course::baseline::nbody_reference(initial, steps);
-  COURSE_CHECK(course::check_close<float>(positions(got), ref.pos, position_tolerance,
-                                          where(what, n, steps) + ": positions (index = 3 * body + axis)"));
-  COURSE_CHECK(course::check_close<float>(velocities(got), ref.vel, velocity_tolerance,
-                                          where(what, n, steps) + ": velocities (index = 3 * body + axis)"));
+  COURSE_CHECK(with_hint(course::check_close<float>(positions(got), ref.pos, position_tolerance,
+                                                    where(what, n, steps) + ": positions (index = 3 * body + axis)")));
+  COURSE_CHECK(with_hint(course::check_close<float>(velocities(got), ref.vel, velocity_tolerance,
+                                                    where(what, n, steps) + ": velocities (index = 3 * body + axis)")));
   std::vector<float> m;
   std::vector<double> m0;
   for (std::size_t i = 0; i < got.size(); ++i) m.push_back(got[i].m), m0.push_back(initial[i].m);
@@ -83,8 +88,9 @@ void check_simulate(int n, int steps) {
   auto bodies = initial;
   lesson7::simulate(bodies, steps);
   check_against_reference(bodies, initial, steps, "simulate",
-                          "simulate() runs step() every step: step 7.3 (the SoA step kernel) is not written yet, "
-                          "or writes nothing into the arrays of `out` (README, Steps).");
+                          "Likely: step() (7.3) does not write every new position and velocity into the arrays "
+                          "of `out`, or advance() (7.4) hands it the wrong states or brings back the other one "
+                          "(README, Steps).");
 }
 
 void check_tiled(int n, int steps) {
