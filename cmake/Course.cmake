@@ -11,6 +11,7 @@
 # is a few lines here.
 
 include_guard(GLOBAL)
+include("${CMAKE_CURRENT_LIST_DIR}/CourseSteps.cmake")
 
 set(COURSE_DEVICE "auto" CACHE STRING "Where target regions run: host, nvptx, amdgcn or auto")
 set_property(CACHE COURSE_DEVICE PROPERTY STRINGS auto host nvptx amdgcn)
@@ -23,6 +24,7 @@ set(COURSE_AMDGCN_EXTRA_FLAGS "" CACHE STRING "Extra flags for amdgcn builds (e.
 set(COURSE_CUDA_PATH "" CACHE PATH
     "CUDA installation for nvptx (needs bin/ptxas, include/cuda.h, nvvm/libdevice); empty: .deps/cuda, then /usr/local/cuda")
 set(COURSE_TEST_TIMEOUT 300 CACHE STRING "CTest timeout in seconds for each test")
+set(COURSE_BUILD_TIMEOUT 3600 CACHE STRING "CTest timeout in seconds for a lesson's build step (test 'lessonN: build')")
 option(COURSE_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" ON)
 
 function(_course_fail what fix)
@@ -298,13 +300,14 @@ function(course_offload target)
     $<$<STREQUAL:${COURSE_DEVICE_CLASS},gpu>:COURSE_DEVICE_GPU=1>)
 endfunction()
 
-#[[ course_add_catch_tests(<target> <source> [PREFIX p] [LABELS ...] [WILL_FAIL])
+#[[ course_add_catch_tests(<target> <source> [PREFIX p] [LABELS ...] [FIXTURE f])
     One CTest test per TEST_CASE("name", "[tags]") in <source>; each tag
-    becomes a label. Parsing the source (instead of running the binary at
+    becomes a label. FIXTURE: a CTest fixture every test requires (the
+    lesson's build step, so ctest grades the code on disk). Parsing the source (instead of running the binary at
     build time) works for Catch2 v2 and v3 alike and for cross builds whose
     binaries cannot run here. ]]
 function(course_add_catch_tests target source)
-  cmake_parse_arguments(arg "" "PREFIX" "LABELS" ${ARGN})
+  cmake_parse_arguments(arg "" "PREFIX;FIXTURE" "LABELS" ${ARGN})
   file(READ "${source}" _text)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${source}")
   string(REGEX MATCHALL "TEST_CASE[ \t\r\n]*\\([ \t\r\n]*\"[^\"]*\"[ \t\r\n]*,[ \t\r\n]*\"[^\"]*\"" _cases "${_text}")
@@ -324,19 +327,32 @@ function(course_add_catch_tests target source)
       LABELS "${_taglist};${arg_LABELS}"
       ENVIRONMENT "${COURSE_TEST_ENVIRONMENT}"
       TIMEOUT ${COURSE_TEST_TIMEOUT})
+    if(arg_FIXTURE)
+      set_tests_properties("${arg_PREFIX}${_name}" PROPERTIES FIXTURES_REQUIRED "${arg_FIXTURE}")
+    endif()
   endforeach()
 endfunction()
 
-#[[ course_add_lesson(<N> <folder> SOURCES <files...> [DRIVER <main.cpp>])
+#[[ course_add_lesson(<N> <folder> SOURCES <files...> [DRIVER <main.cpp>] [EXPLICIT_SIMD])
     Called from lessons/<folder>/CMakeLists.txt, the one copy of the lesson.
     SOURCES are the files the student edits; solutions/<folder> holds their
     finished copies (only those), which the solutions track swaps in. Builds:
       lessonNN            the lesson's program (DRIVER + kernels)
       lessonNN_test       tests/lessonNN_*.cpp against the kernels
+      lessonNN_all        everything of the lesson (what "lessonN: build" builds)
+    The test "lessonN: build" rebuilds the lesson before any of its tests run
+    (a CTest fixture), so `ctest -L lessonN` grades the code on disk.
+    EXPLICIT_SIMD: the SOURCES are compiled with the compiler's own
+    loop vectorizer off (-fno-vectorize), so that only loops marked `omp simd`
+    use vector instructions. (The SLP vectorizer stays on: without it clang
+    scalarizes the sqrt of lesson 3's simd loop, 3x slower.) For lessons whose step IS the
+    simd pragma (1, 3): at -O3 the compiler vectorizes simple loops by itself,
+    and a test could not tell whether the student asked.
     The solutions track also builds the untouched starters and expects their
-    tests to fail (test "lessonN: starter fails"). ]]
+    tests to fail (test "lessonN: starter fails"), and proves every step is
+    graded (cmake/CourseSteps.cmake, label steps). ]]
 function(course_add_lesson number folder)
-  cmake_parse_arguments(arg "" "DRIVER" "SOURCES" ${ARGN})
+  cmake_parse_arguments(arg "EXPLICIT_SIMD" "DRIVER" "SOURCES" ${ARGN})
   string(LENGTH "${number}" _len)
   set(nn "${number}")
   if(_len EQUAL 1)
@@ -367,12 +383,21 @@ function(course_add_lesson number folder)
     target_include_directories(${name} PUBLIC "${lesson_dir}")
     target_link_libraries(${name} PUBLIC course_common)
     course_offload(${name})
+    if(arg_EXPLICIT_SIMD)
+      target_compile_options(${name} PRIVATE -fno-vectorize)
+    endif()
   endmacro()
 
+  # The test file is compiled once and linked against each set of kernels
+  # (the solution's or yours, the starter's, every step's mutant).
+  add_library(lesson${nn}_test_objects OBJECT ${_test_src})
+  target_link_libraries(lesson${nn}_test_objects PRIVATE course_baselines course_test_main course_common)
+  target_include_directories(lesson${nn}_test_objects PRIVATE "${lesson_dir}")
+  target_compile_definitions(lesson${nn}_test_objects PRIVATE COURSE_LESSON=${number})
+  course_offload(lesson${nn}_test_objects)
   macro(_course_test_program name kernels)
-    add_executable(${name} ${_test_src})
+    add_executable(${name} $<TARGET_OBJECTS:lesson${nn}_test_objects>)
     target_link_libraries(${name} PRIVATE ${kernels} course_baselines course_test_main course_common)
-    target_compile_definitions(${name} PRIVATE COURSE_LESSON=${number})
     course_offload(${name})
   endmacro()
 
@@ -394,9 +419,12 @@ function(course_add_lesson number folder)
   endif()
   _course_kernels(lesson${nn}_kernels "${_kernel_dir}")
   _course_test_program(lesson${nn}_test lesson${nn}_kernels)
-  course_add_catch_tests(lesson${nn}_test "${_test_src}" PREFIX "lesson${number}: " LABELS "${COURSE_TRACK}")
+  course_add_catch_tests(lesson${nn}_test "${_test_src}" PREFIX "lesson${number}: " LABELS "${COURSE_TRACK}"
+                         FIXTURE "lesson${number}_built")
+  set(_all lesson${nn}_test)
   if(arg_DRIVER)
     _course_driver(lesson${nn} "${lesson_dir}" lesson${nn}_kernels ${_who})
+    list(APPEND _all lesson${nn})
   endif()
 
   if(COURSE_TRACK STREQUAL "solutions")
@@ -412,6 +440,23 @@ function(course_add_lesson number folder)
                      -P "${PROJECT_SOURCE_DIR}/cmake/expect-failure.cmake")
     set_tests_properties("lesson${number}: starter fails" PROPERTIES
       LABELS "lesson${number};starter" ENVIRONMENT "${COURSE_TEST_ENVIRONMENT}"
-      TIMEOUT ${COURSE_TEST_TIMEOUT})
+      TIMEOUT ${COURSE_TEST_TIMEOUT} FIXTURES_REQUIRED "lesson${number}_built")
+    list(APPEND _all lesson${nn}_starter_test)
+    if(arg_DRIVER)
+      list(APPEND _all lesson${nn}_starter)
+    endif()
+    course_add_steps(${number} ${nn} ${folder})
   endif()
+
+  # "lessonN: build": ctest -L lessonN first rebuilds the lesson, so the tests
+  # grade the code on disk, not the last build. Whatever filter picks a test
+  # of the lesson, CTest runs the fixture's setup (this build) first. One
+  # build at a time: two ninja runs in one build folder trip over each other.
+  add_custom_target(lesson${nn}_all)
+  add_dependencies(lesson${nn}_all ${_all})
+  add_test(NAME "lesson${number}: build"
+           COMMAND "${CMAKE_COMMAND}" --build "${CMAKE_BINARY_DIR}" --target lesson${nn}_all)
+  set_tests_properties("lesson${number}: build" PROPERTIES
+    LABELS "lesson${number};build" FIXTURES_SETUP "lesson${number}_built"
+    RESOURCE_LOCK course_build TIMEOUT ${COURSE_BUILD_TIMEOUT})
 endfunction()

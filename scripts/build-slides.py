@@ -50,27 +50,41 @@ def ids(text):
 
 
 def region(path, kind, name):
-    """The lines of a marked region of `path`, or None if it has none."""
+    """The lines of the SNIPPET, or of the TODO/SOLUTION block of id @p name.
+    Blocks may nest (scripts/check-blocks.py): the outer block's text keeps
+    the nested blocks' code, their END lines and bare SOLUTION(id) lines go."""
     lines = path.read_text().splitlines()
     if kind == "SNIPPET":
         start = re.compile(r"^\s*//\s*SNIPPET\(" + re.escape(name) + r"\)")
         end = re.compile(r"^\s*//\s*END SNIPPET\b")
     else:
-        start = re.compile(r"^\s*//\s*" + kind + r"\(([^)]*)\)")
+        start = re.compile(r"^\s*//\s*" + kind + r"\(([^)]*)\)(.*)$")
         end = re.compile(r"^\s*//\s*END " + kind + r"\b")
-    out, inside = [], False
+    out, depth = [], 0
     for line in lines:
-        if not inside:
+        if depth == 0:
             m = start.match(line)
             if m and (kind == "SNIPPET" or name in ids(m.group(1))):
-                inside = True
+                depth = 1
                 out = [line] if kind != "SNIPPET" else []
             continue
-        if end.match(line):
-            return out
-        if re.match(r"^\s*//\s*(END )?SNIPPET\b", line):
-            continue  # snippet markers nested in a quoted region are bookkeeping, not code
-        out.append(line)
+        if kind == "SNIPPET":
+            if end.match(line):
+                return out
+            if not re.match(r"^\s*//\s*(END )?SNIPPET", line):
+                out.append(line)
+            continue
+        m = start.match(line)
+        if m:
+            depth += 1
+            if m.group(2).strip():  # a nested block's explanation stays
+                out.append(line)
+        elif end.match(line):
+            depth -= 1
+            if depth == 0:
+                return out
+        else:
+            out.append(line)
     return None
 
 

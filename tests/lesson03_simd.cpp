@@ -1,9 +1,13 @@
 // Lesson 3 tests -- SIMD: the norm and the soft clip are right at awkward
-// sizes, and, on a CPU (the host-offload device), faster than the same device
-// loops without simd. On a GPU simd changes nothing, so there they must only
-// be no slower (README, "Why simd does nothing on NVIDIA").
+// sizes, run on the device (they read the device's copy of x, and the soft
+// clip's y comes back from it), and, on a CPU (the host-offload device), are
+// faster than the same device loops without simd. On a GPU simd changes
+// nothing, so there they must only be no slower (README, "Why simd does
+// nothing on NVIDIA"). The kernels are compiled without the compiler's own
+// vectorization (EXPLICIT_SIMD), so only loops marked `simd` use vector lanes.
 #include <time.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <string>
@@ -11,6 +15,7 @@
 
 #include "course/device.hpp"
 #include "course_test.hpp"
+#include "lesson02_ompt.hpp"  // the OMPT witness of copies (this program's only OMPT tool)
 #include "lesson03_simd.hpp"
 #include "simd.hpp"
 
@@ -53,14 +58,28 @@ void check_norm(int n) {
   COURSE_CHECK(course::check_scalar(got, ref, norm_tolerance(n), "norm n=" + std::to_string(n)));
 }
 
+// y is poisoned on the device (course_test::with_device_poison): an element
+// the kernel never writes comes back as NaN, and so does every element of a
+// loop that ran on the host instead of the device.
 void check_clip(int n) {
   const auto x = inputs(n);
   course::aligned_vector<float> y(static_cast<std::size_t>(n));
-  course::poison(std::span<float>(y));
-  lesson3::soft_clip_all(n, x.data(), y.data());
+  course_test::with_device_poison(std::span<float>(y), [&] { lesson3::soft_clip_all(n, x.data(), y.data()); });
   const auto ref = course::baseline::soft_clip_reference(n, x.data());
-  COURSE_CHECK(course::check_close<float>(y, ref, clip_tolerance, "soft_clip_all n=" + std::to_string(n)));
+  auto c = course::check_close<float>(y, ref, clip_tolerance, "soft_clip_all n=" + std::to_string(n));
+  if (!c.ok && std::all_of(y.begin(), y.end(), [](float v) { return std::isnan(v); }))
+    c.message += "\nEvery element is still the device's poison: the loop wrote host memory, not the device's. "
+                 "Step 3.3: run it on the device with `target teams distribute parallel for simd` and "
+                 "map(to : x[0:n]) map(from : y[0:n]) (README, Concepts: 1. Three levels of parallelism).";
+  COURSE_CHECK(c);
 }
+
+// x on the device, and a different x on the host (course_test::with_stale_host_copy):
+// a kernel reads the device's copy; code that stayed on the host reads the other.
+constexpr const char *kNotOnDevice =
+    " read the host's copy of x, not the device's: it did not run on the device. Run the loop in a target "
+    "region: `target teams distribute parallel for simd` with map(to : x[0:n]) (README, Concepts: 1. Three "
+    "levels of parallelism).";
 
 // On a CPU (the host-offload device) the kernels run on this process's own
 // threads, so they are timed by the process's CPU time: the work done, which
@@ -95,6 +114,70 @@ TEST_CASE("norm at n = 1", "[lesson3][correctness]") { check_norm(1); }
 TEST_CASE("norm at prime n = 31", "[lesson3][correctness]") { check_norm(31); }
 TEST_CASE("norm at n = 1003 (not a multiple of any vector width)", "[lesson3][correctness]") { check_norm(1003); }
 TEST_CASE("norm at n = 2^20", "[lesson3][correctness]") { check_norm(1 << 20); }
+
+TEST_CASE("norm runs on the device at n = 1003", "[lesson3][correctness]") {
+  const int n = 1003;
+  auto x = inputs(n);
+  std::vector<float> stale(x.begin(), x.end());
+  for (auto &v : stale) v *= 2;  // the host copy's norm is twice the device copy's
+  float got = 0;
+  course_test::with_stale_host_copy(std::span<float>(x), std::span<const float>(stale),
+                                    [&] { got = lesson3::norm(n, x.data()); });
+  const double ref = course::baseline::norm_reference(n, x.data());
+  auto c = course::check_scalar(got, ref, norm_tolerance(n), "norm n=1003, x present on the device");
+  if (!c.ok && std::fabs(got - 2 * ref) < 1e-3 * ref) c.message += std::string("\nThe norm") + kNotOnDevice + " Step 3.1.";
+  COURSE_CHECK(c);
+}
+
+TEST_CASE("soft clip runs on the device at n = 1003", "[lesson3][correctness]") {
+  const int n = 1003;
+  auto x = inputs(n);
+  std::vector<float> stale(x.begin(), x.end());
+  for (auto &v : stale) v = -v;  // soft_clip is odd: the host copy gives -y
+  course::aligned_vector<float> y(static_cast<std::size_t>(n));
+  course::poison(std::span<float>(y));
+  course_test::with_stale_host_copy(std::span<float>(x), std::span<const float>(stale),
+                                    [&] { lesson3::soft_clip_all(n, x.data(), y.data()); });
+  const auto ref = course::baseline::soft_clip_reference(n, x.data());
+  auto c = course::check_close<float>(y, ref, clip_tolerance, "soft_clip_all n=1003, x present on the device");
+  if (!c.ok && std::fabs(y[c.bad] + ref[c.bad]) <= 1e-5 * std::fabs(ref[c.bad]) + 1e-30)
+    c.message += std::string("\nThe soft clip") + kNotOnDevice + " Step 3.3.";
+  COURSE_CHECK(c);
+}
+
+// The device writes y; something must copy it back. On the host device a
+// kernel without map(from : y[0:n]) still gets the right numbers (the pointer
+// it uses is the host's own), so the copies themselves are watched (OMPT, as
+// in lesson 2). On a GPU such a kernel fails the tests above; where the GPU
+// runtime reports no copies to the tool this check is skipped.
+TEST_CASE("soft clip copies y back from the device", "[lesson3][correctness]") {
+  namespace trace = course::lesson2_trace;
+  const bool gpu = course::device_info().is_gpu();
+  if (!trace::tracing_active() || !trace::device_events()) {
+    const std::string why = "the offload runtime reports no copies to the OMPT tool (is OMP_TOOL=disabled set?)";
+    if (gpu) {
+      WARN(why + "; skipped on this GPU runtime, where a missing map(from : y) fails the tests above anyway");
+      return;
+    }
+    FAIL(why + "; on the host device this test cannot see whether y comes back without it");
+  }
+  const int n = 1003;
+  const auto x = inputs(n);
+  course::aligned_vector<float> y(static_cast<std::size_t>(n));
+  const auto t = trace::record([&] { lesson3::soft_clip_all(n, x.data(), y.data()); });
+  const std::size_t bytes = sizeof(float) * n, back = t.from_device(y.data(), bytes);
+  INFO("soft_clip_all n=1003: " << t.kernels << " kernel(s), " << t.to_device(x.data(), bytes) << " of " << bytes
+                                << " bytes of x copied to the device, " << back << " of " << bytes
+                                << " bytes of y copied back");
+  if (t.kernels < 1)
+    FAIL("soft_clip_all launched no kernel: the loop ran on the host. Step 3.3: `target teams distribute parallel "
+         "for simd` (README, Concepts: 1. Three levels of parallelism).");
+  if (back < bytes)
+    FAIL("y was never copied back from the device: the kernel needs map(from : y[0:n]). On the host device the "
+         "numbers happen to be right (the kernel wrote through the host's pointer); on a GPU they stay on the "
+         "device (README, Common mistakes).");
+  SUCCEED();
+}
 
 TEST_CASE("soft clip at n = 1", "[lesson3][correctness]") { check_clip(1); }
 TEST_CASE("soft clip at prime n = 31", "[lesson3][correctness]") { check_clip(31); }

@@ -3,7 +3,9 @@
 // tile-16 kernel and the final kernel are faster than the naive offloaded
 // matmul of lesson 2. Speedups time kernels only: the inputs stay on the device
 // in a `target data` region around the interleaved runs.
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -47,21 +49,36 @@ Inputs inputs(int n) {
   return in;
 }
 
-void check(const std::string &name, const Kernel &kernel, const std::vector<int> &sizes) {
+void check(const std::string &name, const Kernel &kernel, const std::vector<int> &sizes, const std::string &hint) {
   for (int n : sizes) {
     const auto in = inputs(n);
-    auto C = course_test::poisoned<float>((std::size_t)n * n);
-    kernel(n, in.A.data(), in.B.data(), C.data());
-    COURSE_CHECK(course::check_close<float>(C, in.ref, tolerance(n), name + " n=" + std::to_string(n)));
+    // Poisoned on the device, where the kernels write C: check_sweep runs five
+    // kernels back to back on same-size outputs, and a GPU runtime hands the
+    // next one the last one's freed (correct) buffer.
+    std::vector<float> C((std::size_t)n * n);
+    course_test::with_device_poison(std::span<float>(C), [&] { kernel(n, in.A.data(), in.B.data(), C.data()); });
+    auto c = course::check_close<float>(C, in.ref, tolerance(n), name + " n=" + std::to_string(n));
+    if (!c.ok) c.message += "\n" + hint;
+    COURSE_CHECK(c);
   }
 }
 
+const std::string tiled_hint =
+    "Likely: a tile element that no thread loads (step 5.1: every thread copies elements tid, tid + nth, ... of "
+    "BOTH tiles, zeros past the matrix edge), or a thread that reads the tiles before all are loaded or while "
+    "the next ones overwrite them (step 5.2: a barrier after loading AND one after multiplying). README, "
+    "Concepts: 4. Barriers and 5. Whatever the runtime grants.";
+const std::string final_hint =
+    "Likely: multiply_tiles() (step 5.3) must add, for each of the BK values of k, the 8 x 8 outer product of "
+    "this thread's 8 values of A (As[k][ty], As[k][TY + ty]) and 8 of B (Bs[k][tx], Bs[k][TX + tx]) to acc. "
+    "README, Concepts: 7. The final kernel.";
+
 void check_sweep(const std::vector<int> &sizes) {
-  check("matmul_tiled<2>", lesson5::matmul_tiled<2>, sizes);
-  check("matmul_tiled<4>", lesson5::matmul_tiled<4>, sizes);
-  check("matmul_tiled<8>", lesson5::matmul_tiled<8>, sizes);
-  check("matmul_tiled<16>", lesson5::matmul_tiled<16>, sizes);
-  check("matmul_tiled<32>", lesson5::matmul_tiled<32>, sizes);
+  check("matmul_tiled<2>", lesson5::matmul_tiled<2>, sizes, tiled_hint);
+  check("matmul_tiled<4>", lesson5::matmul_tiled<4>, sizes, tiled_hint);
+  check("matmul_tiled<8>", lesson5::matmul_tiled<8>, sizes, tiled_hint);
+  check("matmul_tiled<16>", lesson5::matmul_tiled<16>, sizes, tiled_hint);
+  check("matmul_tiled<32>", lesson5::matmul_tiled<32>, sizes, tiled_hint);
 }
 
 // Speedup size: on the host device the naive kernel takes about a second at
@@ -95,18 +112,48 @@ TEST_CASE("tile sweep kernels at n = 100 and 257 (not multiples of the tile)", "
   check_sweep({100, 257});
 }
 
+// Step 5.2. On the host device a kernel with several teams gets ONE thread
+// per team (the cores go to the teams), so a missing barrier has nobody to
+// race with and the tests above pass without it. KMP_TEAMS_THREAD_LIMIT, read
+// by the OpenMP runtime at start-up only, lets each team have two threads:
+// this test runs the sweep again in a child process with it set. A thread
+// that does not wait then starts multiplying before its partner has loaded
+// its half of the tiles (a thread starts microseconds after the other), and
+// the product is wrong. On a GPU every team has its T*T threads anyway.
+constexpr const char *kTwoThreads = "tile sweep kernels with two threads per team at n = 100 and 257";
+TEST_CASE("tile sweep kernels with two threads per team at n = 100 and 257", "[lesson5][correctness]") {
+  if (course::device_info().is_gpu() || std::getenv("COURSE_LESSON5_CHILD")) {
+    check_sweep({100, 257});
+    return;
+  }
+  const auto r = course_test::run_self(kTwoThreads, {"KMP_TEAMS_THREAD_LIMIT=64", "COURSE_LESSON5_CHILD=1"});
+  if (!r.started) FAIL("could not run the child process: " + r.output);
+  if (r.exit_code != 0) {
+    // The child's first failure, without the hint it repeats.
+    const auto at = r.output.find("explicitly with message:");
+    const std::size_t from = at == std::string::npos ? 0 : at + 25;
+    const auto hint = r.output.find("Likely:", from);
+    FAIL("with two threads per team (KMP_TEAMS_THREAD_LIMIT=64, in a child process) the tile sweep fails:\n" +
+         r.output.substr(from, std::min<std::size_t>(hint == std::string::npos ? 1200 : hint - from, 1200)) +
+         "\nCorrect with one thread per team, wrong with two: the threads of a team do not wait for each other. "
+         "Step 5.2: `#pragma omp barrier` after loading the tiles and after multiplying (README, Concepts: "
+         "4. Barriers).");
+  }
+  SUCCEED("correct with two threads per team too");
+}
+
 TEST_CASE("final matmul at n = 1 and prime n = 31", "[lesson5][correctness]") {
-  check("matmul", lesson5::matmul, {1, 31});
+  check("matmul", lesson5::matmul, {1, 31}, final_hint);
 }
 TEST_CASE("final matmul at n = 100 and 257 (not multiples of 128 or 16)", "[lesson5][correctness]") {
-  check("matmul", lesson5::matmul, {100, 257});
+  check("matmul", lesson5::matmul, {100, 257}, final_hint);
 }
 TEST_CASE("final matmul at n = 1000 (several team tiles and k-tiles)", "[lesson5][correctness]") {
-  check("matmul", lesson5::matmul, {1000});
+  check("matmul", lesson5::matmul, {1000}, final_hint);
 }
 // On a GPU matmul() never takes this path, so it is checked on its own here.
 TEST_CASE("final matmul for any thread count at n = 31 and 257", "[lesson5][correctness]") {
-  check("matmul_any_threads", lesson5::matmul_any_threads, {31, 257});
+  check("matmul_any_threads", lesson5::matmul_any_threads, {31, 257}, final_hint);
 }
 
 TEST_CASE("tile-16 matmul is faster than the naive offload", "[lesson5][speedup]") {

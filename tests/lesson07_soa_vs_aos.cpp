@@ -1,7 +1,9 @@
 // Lesson 7 tests -- SoA vs AoS N-body: the layout conversions copy every field,
 // simulate() (and the optional tiled version) match a double-precision
-// reference after a few steps and conserve momentum, and the SoA simulation
-// beats the article's AoS kernel (tests/baselines/lesson07_nbody.cpp).
+// reference after a few steps and conserve momentum, the bodies travel to the
+// device as arrays (SoA), not as Body structs (an OMPT witness of the copies,
+// as in lesson 2), and the SoA simulation beats the article's AoS kernel
+// (tests/baselines/lesson07_nbody.cpp).
 #include <cmath>
 #include <span>
 #include <string>
@@ -9,6 +11,7 @@
 
 #include "course/device.hpp"
 #include "course_test.hpp"
+#include "lesson02_ompt.hpp"  // the OMPT witness of copies (this program's only OMPT tool)
 #include "lesson07_nbody.hpp"
 #include "nbody.hpp"
 
@@ -52,13 +55,28 @@ std::vector<float> velocities(std::span<const Body> b) {
   return v;
 }
 
-void check_against_reference(std::span<const Body> got, std::span<const Body> initial, int steps, const char *what) {
+// @p hint: what most likely went wrong, added to a failure's message.
+void check_against_reference(std::span<const Body> got, std::span<const Body> initial, int steps, const char *what,
+                             const std::string &hint = "") {
   const int n = static_cast<int>(initial.size());
+  const auto with_hint = [&](course::Check c) {
+    if (!c.ok && !hint.empty()) c.message += "\n" + hint;
+    return c;
+  };
+  if (!hint.empty() && steps > 0 && n > 1) {
+    bool moved = false;
+    for (int i = 0; i < n && !moved; ++i)
+      moved = got[i].x != initial[i].x || got[i].y != initial[i].y || got[i].z != initial[i].z;
+    if (!moved) {
+      FAIL_CHECK(where(what, n, steps) + ": no body moved.\n" + hint);
+      return;
+    }
+  }
   const auto ref = course::baseline::nbody_reference(initial, steps);
-  COURSE_CHECK(course::check_close<float>(positions(got), ref.pos, position_tolerance,
-                                          where(what, n, steps) + ": positions (index = 3 * body + axis)"));
-  COURSE_CHECK(course::check_close<float>(velocities(got), ref.vel, velocity_tolerance,
-                                          where(what, n, steps) + ": velocities (index = 3 * body + axis)"));
+  COURSE_CHECK(with_hint(course::check_close<float>(positions(got), ref.pos, position_tolerance,
+                                                    where(what, n, steps) + ": positions (index = 3 * body + axis)")));
+  COURSE_CHECK(with_hint(course::check_close<float>(velocities(got), ref.vel, velocity_tolerance,
+                                                    where(what, n, steps) + ": velocities (index = 3 * body + axis)")));
   std::vector<float> m;
   std::vector<double> m0;
   for (std::size_t i = 0; i < got.size(); ++i) m.push_back(got[i].m), m0.push_back(initial[i].m);
@@ -69,14 +87,20 @@ void check_simulate(int n, int steps) {
   const auto initial = course::baseline::nbody_initial(n, course_test::seed());
   auto bodies = initial;
   lesson7::simulate(bodies, steps);
-  check_against_reference(bodies, initial, steps, "simulate");
+  check_against_reference(bodies, initial, steps, "simulate",
+                          "Likely: step() (7.3) does not write every new position and velocity into the arrays "
+                          "of `out`, or advance() (7.4) hands it the wrong states or brings back the other one "
+                          "(README, Steps).");
 }
 
 void check_tiled(int n, int steps) {
   const auto initial = course::baseline::nbody_initial(n, course_test::seed());
   auto bodies = initial;
   lesson7::simulate_tiled(bodies, steps);
-  check_against_reference(bodies, initial, steps, "simulate_tiled");
+  check_against_reference(bodies, initial, steps, "simulate_tiled",
+                          "simulate_tiled() runs step_tiled() every step, which does nothing until you write "
+                          "it: step 7.5, the optional stretch (README, Steps). Skip it if you like: this is "
+                          "the test that says so.");
 }
 
 // Reports a failed check; true when it passed (so a loop can stop at the first failure).
@@ -181,6 +205,35 @@ TEST_CASE("simulate_tiled (optional 7.5) matches the reference at n = 1 and 97 a
   check_tiled(97, 4);
   check_tiled(1000, 3);
   check_tiled(4096, 4);
+}
+
+// Step 7.4, by the copies themselves: the SoA simulation converts the bodies
+// on the host and maps seven arrays; the article's AoS code maps the Body
+// array itself. The OMPT tool (lesson02_ompt.hpp) sees every host <-> device
+// copy and its host address. On a GPU whose runtime reports no copies to the
+// tool this check is skipped (there the speed test grades the layout).
+TEST_CASE("simulate sends the bodies to the device as arrays not as Body structs", "[lesson7][correctness]") {
+  namespace trace = course::lesson2_trace;
+  if (!trace::tracing_active() || !trace::device_events()) {
+    const std::string why = "the offload runtime reports no copies to the OMPT tool (is OMP_TOOL=disabled set?)";
+    if (course::device_info().is_gpu()) {
+      WARN(why + "; skipped on this GPU runtime (the speed test grades the layout there)");
+      return;
+    }
+    FAIL(why + "; on the host device this test cannot see which layout reaches the device without it");
+  }
+  const int n = 97, steps = 2;
+  auto bodies = course::baseline::nbody_initial(n, course_test::seed());
+  const auto t = trace::record([&] { lesson7::simulate(bodies, steps); });
+  const std::size_t aos = t.to_device(bodies.data(), sizeof(Body) * n) + t.from_device(bodies.data(), sizeof(Body) * n);
+  INFO("simulate n=97, 2 steps: " << t.kernels << " kernel(s); " << t.total(true) << " bytes to the device, "
+                                  << t.total(false) << " back; " << aos << " of them Body structs");
+  if (t.kernels < 1) FAIL("simulate launched no kernel: the steps must run on the device (step 7.4).");
+  if (aos > 0)
+    FAIL("simulate copies the Body structs themselves to or from the device: it still runs the AoS step. Step "
+         "7.4: convert once with to_soa(), map the seven arrays, call step_fn (your SoA step()) every step and "
+         "convert back with to_aos() (README, Steps).");
+  SUCCEED();
 }
 
 TEST_CASE("simulate (SoA) is faster than the AoS baseline", "[lesson7][speedup]") {

@@ -82,7 +82,14 @@ void check_pattern(Pattern p) {
     const Image im = lesson8::make_image(wh[0], wh[1]);
     for (const Launch l : {lesson8::default_launch(lesson8::work_items(p, im)), lesson8::in_flight_launch(7),
                            lesson8::in_flight_launch(300)}) {
-      const auto c = check_copy(p, wh[0], wh[1], l);
+      auto c = check_copy(p, wh[0], wh[1], l);
+      if (!c.ok && (p == Pattern::row4 || p == Pattern::row16))
+        c.message += "\nStep 8.1 (copy_row): ceil(width/N) x height work items, each copying its N bytes of a "
+                     "row with one copy_vector<N>() at y * pitch + i * N (README, Hints).";
+      if (!c.ok && (p == Pattern::row4x4 || p == Pattern::row16x16))
+        c.message += "\nStep 8.2 (copy_row_block): one work item per N x N block, each copying its block's "
+                     "rows one copy_vector<N>() at a time, the last band of rows stopping at the image's height "
+                     "(README, Hints).";
       COURSE_CHECK(c);
       if (!c.ok) return;
     }

@@ -6,7 +6,8 @@
 //   3.1 a float reduction:  `target teams distribute parallel for simd reduction(+:...)`
 //   3.2 a small function called from a vector loop: `declare simd`, 4-byte arithmetic
 //   3.3 the elementwise loop that calls it, on the device, with `simd`
-// Run `ctest -L lesson3` after each step. README.md shows how to read the
+// Run `ctest --preset student -L lesson3` from the repository root after each
+// step (it rebuilds your code first). README.md shows how to read the
 // compiler's own account of what it vectorized (-Rpass=loop-vectorize).
 #include <cmath>
 

@@ -9,7 +9,8 @@
 //   4.3 edges:      clamp the indices of edge tiles so every load is in bounds,
 //                   and store only the elements that exist
 // The offloaded loop over tiles is given; you write register_tile() below.
-// Run `ctest -L lesson4` after each step; README.md shows how to see registers
+// Run `ctest --preset student -L lesson4` from the repository root after each
+// step (it rebuilds your code first); README.md shows how to see registers
 // and spills in the compiler's report for the GPU code.
 #include <algorithm>
 #include <cstddef>
@@ -25,18 +26,19 @@ namespace {
 // the tile in the kernel itself: the compiler's register report then describes it.
 template <int TM, int TN, bool Edge>
 [[gnu::always_inline]] inline void register_tile(int n, int i0, int j0, const float *A, const float *B, float *C) {
-  // TODO(4.1): the code below computes one element at a time: correct, but it
-  // reloads a whole row of A and column of B for every element of the tile.
-  // Reuse instead: keep all TM x TN sums of the tile in a small local array,
-  // make k the outer loop, and per k load only the values of A and B that the
-  // tile needs (how many of each?) before updating every sum. Store once, at
-  // the end. README.md draws one thread's tile.
-  // TODO(4.2): a local array stays in registers only if every index into it
-  // is a compile-time constant: look up `#pragma omp unroll`. Which loops have
-  // a trip count the compiler knows?
-  // TODO(4.3): keep bounds checks out of the k loop. For Edge tiles, what can
-  // you do to out-of-range row and column numbers before the loop so that
-  // every load stays inside A and B? Which step then still needs a check?
+  // TODO(4.1): accumulate the tile in registers. Declare `float c[TM][TN] = {}`,
+  // make k the outer loop, and per k load the tile's TM values of A (column k)
+  // into a[TM] and its TN values of B (row k) into b[TN]; then c[m][t] += a[m] * b[t]
+  // for every m and t. Store c into C after the k loop. The code below computes
+  // one element at a time: correct, but it reloads a whole row of A and column
+  // of B per element.
+  // TODO(4.2): put `#pragma omp unroll full` on every loop over m or t (not on k),
+  // so that every index into a, b and c is a compile-time constant.
+  // END TODO
+  // TODO(4.3): keep the bounds checks out of the k loop: for Edge tiles clamp
+  // the row and column numbers to n-1 before the loop (the loads stay inside A
+  // and B), and check only when storing.
+  // END TODO
   for (int m = 0; m < TM; ++m)
     for (int t = 0; t < TN; ++t) {
       const int i = i0 + m, j = j0 + t * lanes;

@@ -7,7 +7,8 @@
 //   5.2 barriers: wait until the tiles are full before reading them, and until
 //                 everyone is done with them before they are overwritten
 //   5.3 final:    the register-tile product inside the course's fastest matmul
-// Run `ctest -L lesson5` after each step; see README.md for hints.
+// Run `ctest --preset student -L lesson5` from the repository root after each
+// step (it rebuilds your code first); see README.md for hints.
 #include <omp.h>
 
 #include <cstddef>

@@ -5,7 +5,8 @@
 //   6.1 sum:       a partial sum per team, one global atomic per team
 //   6.2 histogram: a private histogram per team, merged once per team
 //   6.3 histogram_reduction: the same with OpenMP's array-section reduction
-// Run `ctest -L lesson6` after each step; see README.md for hints.
+// Run `ctest --preset student -L lesson6` from the repository root after each
+// step (it rebuilds your code first); see README.md for hints.
 #include "atomics.hpp"
 
 #include <omp.h>

@@ -2,10 +2,11 @@
 // of structures (the article's Body) and as a structure of arrays (Particles).
 // Five marked steps:
 //   7.1, 7.2 convert between the layouts (once per simulation, not per step)
-//   7.3      the step kernel on the seven arrays, `omp simd` on the inner loop
-//   7.4      simulate(): SoA on the device for every step, double-buffered
-//   7.5      optional stretch: tile the inner loop through team-local memory
-// Run `ctest -L lesson7` after each step; see README.md for hints.
+//   7.3      step(): the step kernel on the seven arrays, `omp simd` on the inner loop
+//   7.4      advance(): SoA on the device for every step, double-buffered
+//   7.5      optional stretch: step_tiled(), the inner loop tiled through team-local memory
+// Run `ctest --preset student -L lesson7` from the repository root after each
+// step (it rebuilds your code first); see README.md for hints.
 #include <cstddef>
 #include <span>
 
@@ -35,14 +36,11 @@ void to_aos(const Particles &p, std::span<Body> bodies) {
 
 namespace {
 
-// TODO(7.3): this is the article's step on an array of Body structs: thread i
-// walks over every body j, and the four floats it needs from body j sit in a
-// 32-byte struct, next to a velocity it does not need. Write the same step
-// for the structure of arrays declared in nbody.hpp: each field of body j
-// comes from its own array, and the new state goes into a second set of
-// arrays. Then let the host give each vector lane its own j: the inner loop
-// sums three floats, so think back to lesson 3's norm.
-void step(const Body *in, Body *out, int n) {
+// SNIPPET(aos-step)
+// The article's step on an array of Body structs: thread i walks over every
+// body j, and the four floats it needs from body j sit in a 32-byte struct,
+// next to a velocity it does not need. advance() runs it until step 7.4.
+[[maybe_unused]] void step_aos(const Body *in, Body *out, int n) {
 #pragma omp target teams distribute parallel for map(to : in[0:n]) map(from : out[0:n])
   for (int i = 0; i < n; ++i) {
     const float xi = in[i].x, yi = in[i].y, zi = in[i].z;
@@ -58,17 +56,33 @@ void step(const Body *in, Body *out, int n) {
     out[i] = b;
   }
 }
+// END SNIPPET
+
+/// The positions and velocities of one state (masses never change).
+struct State {
+  float *x, *y, *z, *vx, *vy, *vz;
+};
+
+/// One step on the structure of arrays: reads state @p in, writes state @p out.
+using StepFn = void (*)(const float *m, State in, State out, int n);
+
+// TODO(7.3): write step_aos()'s step for the structure of arrays: read x[j],
+// y[j], z[j], m[j] from their own arrays (masses shared by both states), write
+// the new positions and velocities into the arrays of `out`, and put
+// `#pragma omp simd reduction(+ : ax, ay, az)` on the inner loop so the host
+// can give each vector lane its own j. Until then this step does nothing.
+void step(const float *m, State in, State out, int n) { (void)m, (void)in, (void)out, (void)n; }
 // END TODO
 
-}  // namespace
-
-// TODO(7.4): simulate() runs the AoS step on the device, double-buffered: the
+// TODO(7.4): advance() runs the AoS step on the device, double-buffered: the
 // bodies and a scratch copy stay mapped for all steps, each step reads one and
-// writes the other. Do the same with your SoA step: convert once (7.1, 7.2),
-// keep two SoA states on the device for the whole loop, and swap them every
-// step. Which state holds the answer after an odd number of steps, and is its
-// host copy up to date? (Lesson 2's heat loop met the same question.)
-void simulate(std::span<Body> bodies, int steps) {
+// writes the other. Make it convert once with to_soa(), keep two SoA states
+// on the device (map the arrays, `alloc` the second state), call step_fn (your
+// step(), or step_tiled()) with the two states swapped every step, bring back
+// the last state (`target update from` when it is the second one) and convert
+// back with to_aos().
+void advance(std::span<Body> bodies, int steps, StepFn step_fn) {
+  (void)step_fn;
   const int n = static_cast<int>(bodies.size());
   if (n == 0 || steps <= 0) return;
   std::vector<Body> scratch(bodies.size());
@@ -77,9 +91,9 @@ void simulate(std::span<Body> bodies, int steps) {
   {
     for (int s = 0; s < steps; ++s) {
       if (s % 2 == 0)
-        step(a, b, n);
+        step_aos(a, b, n);
       else
-        step(b, a, n);
+        step_aos(b, a, n);
     }
     if (steps % 2 == 1) {
 #pragma omp target update from(b[0:n])
@@ -94,8 +108,14 @@ void simulate(std::span<Body> bodies, int steps) {
 // inner loop: a team copies a tile of bodies j into team-local memory
 // (`#pragma omp allocate(...) allocator(omp_pteam_mem_alloc)` on a GPU), waits
 // at a barrier, and its threads read the tile from there. Any thread count
-// must work: loop over omp_get_num_threads(). Until then it runs simulate().
-void simulate_tiled(std::span<Body> bodies, int steps) { simulate(bodies, steps); }
+// must work: loop over omp_get_num_threads(). Until then this step does
+// nothing, and simulate_tiled's test says so (skip it if you like).
+void step_tiled(const float *m, State in, State out, int n) { (void)m, (void)in, (void)out, (void)n; }
 // END TODO
+
+}  // namespace
+
+void simulate(std::span<Body> bodies, int steps) { advance(bodies, steps, step); }
+void simulate_tiled(std::span<Body> bodies, int steps) { advance(bodies, steps, step_tiled); }
 
 }  // namespace lesson7

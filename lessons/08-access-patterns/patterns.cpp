@@ -8,7 +8,8 @@
 //   8.2 RowNxN:  each thread copies an N x N block, a vector per row
 // The column patterns (ColN, ColNxN) and Simple are complete: they are the
 // models for the clauses, the loop nest and the bounds checks.
-// Run `ctest -L lesson8` after each step; see README.md for hints.
+// Run `ctest --preset student -L lesson8` from the repository root after each
+// step (it rebuilds your code first); see README.md for hints.
 #include <cstddef>
 
 #include "patterns.hpp"

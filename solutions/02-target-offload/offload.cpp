@@ -4,7 +4,8 @@
 //   2.1 add_exp: a loop on the device, `target teams distribute parallel for`, map(to:/from:)
 //   2.2 matmul:  one device thread per element of C with collapse(2)
 //   2.3 heat:    keep data on the device across many kernels: `target data`, `target update`
-// Run `ctest -L lesson2` after each step; see README.md for hints.
+// Run `ctest --preset student -L lesson2` from the repository root after each
+// step (it rebuilds your code first); see README.md for hints.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

@@ -9,7 +9,8 @@
 //   4.3 edges:      clamp the indices of edge tiles so every load is in bounds,
 //                   and store only the elements that exist
 // The offloaded loop over tiles is given; you write register_tile() below.
-// Run `ctest -L lesson4` after each step; README.md shows how to see registers
+// Run `ctest --preset student -L lesson4` from the repository root after each
+// step (it rebuilds your code first); README.md shows how to see registers
 // and spills in the compiler's report for the GPU code.
 #include <algorithm>
 #include <cstddef>
@@ -25,35 +26,66 @@ namespace {
 // the tile in the kernel itself: the compiler's register report then describes it.
 template <int TM, int TN, bool Edge>
 [[gnu::always_inline]] inline void register_tile(int n, int i0, int j0, const float *A, const float *B, float *C) {
-  // SOLUTION(4.1, 4.2, 4.3): the tile's sums live in c[TM][TN]; per k, TM loads
-  // of A and TN of B feed TM*TN multiply-adds. Every loop over the tile is fully
-  // unrolled (4.2), so c[m][t] is one named register, never memory. Edge tiles
-  // clamp their row and column indices to n-1 (4.3): the loads stay in bounds
-  // and the k loop has no branches; the duplicated results are not stored.
+  // SOLUTION(4.1): the tile's sums live in c[TM][TN]; per k, TM loads of A
+  // and TN of B feed TM*TN multiply-adds.
   const float *a_row[TM];  // start of each of the tile's rows of A
-  int col[TN];             // the tile's column numbers (clamped at the edge)
+  int col[TN];             // the tile's column numbers
+  // SOLUTION(4.2): every loop over the tile is fully unrolled, so c[m][t] is
+  // one named register, never memory.
 #pragma omp unroll full
-  for (int m = 0; m < TM; ++m) a_row[m] = A + (std::size_t)(Edge ? std::min(i0 + m, n - 1) : i0 + m) * n;
+  // END SOLUTION
+  for (int m = 0; m < TM; ++m) {
+    int i = i0 + m;
+    // SOLUTION(4.3): edge tiles clamp their rows and columns to n-1: the loads
+    // stay in bounds and the k loop has no branches.
+    if (Edge) i = std::min(i, n - 1);
+    // END SOLUTION
+    a_row[m] = A + (std::size_t)i * n;
+  }
+  // SOLUTION(4.2)
 #pragma omp unroll full
-  for (int t = 0; t < TN; ++t) col[t] = Edge ? std::min(j0 + t * lanes, n - 1) : j0 + t * lanes;
+  // END SOLUTION
+  for (int t = 0; t < TN; ++t) {
+    int j = j0 + t * lanes;
+    // SOLUTION(4.3)
+    if (Edge) j = std::min(j, n - 1);
+    // END SOLUTION
+    col[t] = j;
+  }
   float c[TM][TN] = {};
   for (int k = 0; k < n; ++k) {
     const float *b_row = B + (std::size_t)k * n;
     float a[TM], b[TN];
+    // SOLUTION(4.2)
 #pragma omp unroll full
+    // END SOLUTION
     for (int m = 0; m < TM; ++m) a[m] = a_row[m][k];
+    // SOLUTION(4.2)
 #pragma omp unroll full
+    // END SOLUTION
     for (int t = 0; t < TN; ++t) b[t] = b_row[col[t]];
+    // SOLUTION(4.2)
 #pragma omp unroll full
+    // END SOLUTION
     for (int m = 0; m < TM; ++m)
+      // SOLUTION(4.2)
 #pragma omp unroll full
+      // END SOLUTION
       for (int t = 0; t < TN; ++t) c[m][t] += a[m] * b[t];
   }
+  // SOLUTION(4.2)
 #pragma omp unroll full
+  // END SOLUTION
   for (int m = 0; m < TM; ++m)
+    // SOLUTION(4.2)
 #pragma omp unroll full
-    for (int t = 0; t < TN; ++t)
-      if (!Edge || (i0 + m < n && j0 + t * lanes < n)) C[(std::size_t)(i0 + m) * n + j0 + t * lanes] = c[m][t];
+    // END SOLUTION
+    for (int t = 0; t < TN; ++t) {
+      // SOLUTION(4.3): the clamped duplicates are not stored.
+      if (Edge && (i0 + m >= n || j0 + t * lanes >= n)) continue;
+      // END SOLUTION
+      C[(std::size_t)(i0 + m) * n + j0 + t * lanes] = c[m][t];
+    }
   // END SOLUTION
 }
 

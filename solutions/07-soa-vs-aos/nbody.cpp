@@ -2,10 +2,11 @@
 // of structures (the article's Body) and as a structure of arrays (Particles).
 // Five marked steps:
 //   7.1, 7.2 convert between the layouts (once per simulation, not per step)
-//   7.3      the step kernel on the seven arrays, `omp simd` on the inner loop
-//   7.4      simulate(): SoA on the device for every step, double-buffered
-//   7.5      optional stretch: tile the inner loop through team-local memory
-// Run `ctest -L lesson7` after each step; see README.md for hints.
+//   7.3      step(): the step kernel on the seven arrays, `omp simd` on the inner loop
+//   7.4      advance(): SoA on the device for every step, double-buffered
+//   7.5      optional stretch: step_tiled(), the inner loop tiled through team-local memory
+// Run `ctest --preset student -L lesson7` from the repository root after each
+// step (it rebuilds your code first); see README.md for hints.
 #include <cstddef>
 #include <span>
 
@@ -41,14 +42,40 @@ void to_aos(const Particles &p, std::span<Body> bodies) {
 
 namespace {
 
-// SOLUTION(7.3): one step on the arrays. Lane (or thread) j of the inner loop
-// reads x[j], y[j], z[j], m[j]: consecutive addresses, so the host loads four
-// bodies with one vector load per field instead of gathering them 32 bytes
-// apart. `simd reduction` lets the compiler keep one partial sum per lane.
+// SNIPPET(aos-step)
+// The article's step on an array of Body structs: thread i walks over every
+// body j, and the four floats it needs from body j sit in a 32-byte struct,
+// next to a velocity it does not need. advance() runs it until step 7.4.
+[[maybe_unused]] void step_aos(const Body *in, Body *out, int n) {
+#pragma omp target teams distribute parallel for map(to : in[0:n]) map(from : out[0:n])
+  for (int i = 0; i < n; ++i) {
+    const float xi = in[i].x, yi = in[i].y, zi = in[i].z;
+    float ax = 0, ay = 0, az = 0;
+    for (int j = 0; j < n; ++j) bodybody_interaction(xi, yi, zi, in[j].x, in[j].y, in[j].z, in[j].m, ax, ay, az);
+    Body b = in[i];
+    b.vx += ax * delta_time;
+    b.vy += ay * delta_time;
+    b.vz += az * delta_time;
+    b.x += b.vx * delta_time;
+    b.y += b.vy * delta_time;
+    b.z += b.vz * delta_time;
+    out[i] = b;
+  }
+}
+// END SNIPPET
+
 /// The positions and velocities of one state (masses never change).
 struct State {
   float *x, *y, *z, *vx, *vy, *vz;
 };
+
+/// One step on the structure of arrays: reads state @p in, writes state @p out.
+using StepFn = void (*)(const float *m, State in, State out, int n);
+
+// SOLUTION(7.3): one step on the arrays. Lane (or thread) j of the inner loop
+// reads x[j], y[j], z[j], m[j]: consecutive addresses, so the host loads four
+// bodies with one vector load per field instead of gathering them 32 bytes
+// apart. `simd reduction` lets the compiler keep one partial sum per lane.
 void step(const float *m, State in, State out, int n) {
   const float *x = in.x, *y = in.y, *z = in.z, *vx = in.vx, *vy = in.vy, *vz = in.vz;
   float *xo = out.x, *yo = out.y, *zo = out.z, *vxo = out.vx, *vyo = out.vy, *vzo = out.vz;
@@ -70,12 +97,8 @@ void step(const float *m, State in, State out, int n) {
 }
 // END SOLUTION
 
-}  // namespace
-
 // SOLUTION(7.4): convert once, keep both states on the device for all steps
 // and swap their roles each step; only the last state comes back.
-namespace {
-using StepFn = void (*)(const float *m, State in, State out, int n);
 void advance(std::span<Body> bodies, int steps, StepFn step_fn) {
   const int n = static_cast<int>(bodies.size());
   if (n == 0 || steps <= 0) return;
@@ -98,8 +121,6 @@ void advance(std::span<Body> bodies, int steps, StepFn step_fn) {
   }
   to_aos(steps % 2 == 1 ? b : a, bodies);
 }
-}  // namespace
-void simulate(std::span<Body> bodies, int steps) { advance(bodies, steps, step); }
 // END SOLUTION
 
 // SOLUTION(7.5): a team owns a block of `tile` bodies i. For each tile of
@@ -109,7 +130,6 @@ void simulate(std::span<Body> bodies, int steps) { advance(bodies, steps, step);
 // block by omp_get_num_threads(). On a GPU both arrays live in shared memory
 // (omp_pteam_mem_alloc); the host device has none (and says so once per
 // team), so there they are plain arrays on the team's stack.
-namespace {
 constexpr int tile = 256;
 void step_tiled(const float *m, State in, State out, int n) {
   const float *x = in.x, *y = in.y, *z = in.z, *vx = in.vx, *vy = in.vy, *vz = in.vz;
@@ -169,8 +189,11 @@ void step_tiled(const float *m, State in, State out, int n) {
     }
   }
 }
-}  // namespace
-void simulate_tiled(std::span<Body> bodies, int steps) { advance(bodies, steps, step_tiled); }
 // END SOLUTION
+
+}  // namespace
+
+void simulate(std::span<Body> bodies, int steps) { advance(bodies, steps, step); }
+void simulate_tiled(std::span<Body> bodies, int steps) { advance(bodies, steps, step_tiled); }
 
 }  // namespace lesson7

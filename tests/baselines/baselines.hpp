@@ -16,6 +16,11 @@ void matmul_serial(int n, const float *A, const float *B, float *C);
 /// B and C. Lesson 1's "loop order only" variant for the report.
 void matmul_serial_ikj(int n, const float *A, const float *B, float *C);
 
+/// The same i-k-j loop with vector instructions forbidden (one float per
+/// instruction): what lesson 1's matmul is without step 1.3, whatever the
+/// compiler would have done on its own.
+void matmul_serial_ikj_scalar(int n, const float *A, const float *B, float *C);
+
 /// The i-j-k loop with only `omp parallel for` on i (the Intel GFX article's
 /// 5.12 s -> 2.689 s on two cores). Lesson 1's "threads only" variant.
 void matmul_parallel_ijk(int n, const float *A, const float *B, float *C);

@@ -23,6 +23,16 @@ void matmul_serial_ikj(int n, const float *A, const float *B, float *C) {
     }
 }
 
+void matmul_serial_ikj_scalar(int n, const float *A, const float *B, float *C) {
+  for (std::size_t e = 0; e < (std::size_t)n * n; ++e) C[e] = 0;
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < n; ++k) {
+      const float a = A[(std::size_t)i * n + k];
+#pragma clang loop vectorize(disable) interleave(disable)
+      for (int j = 0; j < n; ++j) C[(std::size_t)i * n + j] += a * B[(std::size_t)k * n + j];
+    }
+}
+
 void matmul_parallel_ijk(int n, const float *A, const float *B, float *C) {
 #pragma omp parallel for
   for (int i = 0; i < n; ++i)

@@ -1,6 +1,9 @@
 /// @file course_test.hpp
-/// @brief What every lesson test includes: Catch2 (v2 or v3) and the two
-///        assertions the course grades with.
+/// @brief What every lesson test includes: Catch2 (v2 or v3), the two
+///        assertions the course grades with, and the witnesses that grade a
+///        step by what it is about: poison that reaches the device, inputs
+///        whose host copy is stale (did the kernel read the device's?), and
+///        how the work was split over threads.
 #pragma once
 
 #if __has_include(<catch2/catch_test_macros.hpp>)
@@ -9,9 +12,14 @@
 #include <catch2/catch.hpp>  // Catch2 v2 (Debian 12)
 #endif
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "course/data.hpp"
@@ -50,5 +58,69 @@ std::vector<T> poisoned(std::size_t n) {
   course::poison(std::span<T>(v));
   return v;
 }
+
+/// Runs @p call with the output @p out poisoned where the kernel writes it:
+/// on the device. Poisoning only the host copy proves little: a kernel's
+/// map(from:) allocates device memory that the runtime may have reused from
+/// the previous kernel (on GPUs below LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD),
+/// so an element the kernel never writes can come back holding an old, right
+/// value. Here the poisoned array is mapped first (`target enter data`): the
+/// kernel's own map finds it present and writes into the poisoned device
+/// copy, and `target exit data map(from:)` brings that copy back afterwards.
+/// It also catches code that never ran on the device: whatever it wrote into
+/// host memory is overwritten by the device's poison when the copy comes back.
+/// (It cannot catch a kernel that lacks map(from:) for @p out: a pointer the
+/// kernel uses without a map finds the present copy too. Lesson 2 and 3 watch
+/// the copies themselves for that.)
+template <class T, class F>
+void with_device_poison(std::span<T> out, F &&call) {
+  course::poison(out);
+  T *p = out.data();
+  const std::size_t n = out.size();
+#pragma omp target enter data map(to : p[0:n])
+  call();
+#pragma omp target exit data map(from : p[0:n])
+}
+
+/// Runs @p call while the device holds @p in and the host's copy of it is
+/// stale: @p in is mapped to the device (`target enter data`), then the host
+/// copy is overwritten with @p stale (not copied over). A kernel that maps
+/// @p in finds it present and reads the device copy, the real input; code
+/// that runs on the host instead (a loop without `target`) reads @p stale and
+/// gets a wrong answer. The host copy is restored afterwards.
+template <class T, class F>
+void with_stale_host_copy(std::span<T> in, std::span<const T> stale, F &&call) {
+  T *p = in.data();
+  const std::size_t n = in.size();
+  const std::vector<T> saved(in.begin(), in.end());
+#pragma omp target enter data map(to : p[0:n])
+  std::copy(stale.begin(), stale.end(), in.begin());
+  call();
+  std::copy(saved.begin(), saved.end(), in.begin());
+#pragma omp target exit data map(release : p[0:n])
+}
+
+/// CPU time each thread of this process spent while @p call ran, busiest
+/// first, in seconds (from /proc/self/task/TID/schedstat, Linux). Unlike a
+/// wall-clock speedup this does not depend on how busy the machine is: a
+/// loop split over two threads shows two threads with half the work each,
+/// however long each waited for a core. Empty where /proc is unavailable.
+std::vector<double> thread_cpu_seconds(const std::function<void()> &call);
+
+/// What a child run of this test program gave.
+struct ChildRun {
+  bool started = false;  ///< the child ran (false: it could not be started)
+  int exit_code = -1;    ///< its exit status (128 + signal when killed)
+  std::string output;    ///< its stdout and stderr
+};
+
+/// Runs this test program again, in a child process, on the single test
+/// @p test_name, with @p env ("NAME=value") added to the environment. For
+/// settings the OpenMP runtime reads only at start-up (lesson 5: two threads
+/// per team on the host device, where it would otherwise grant one).
+ChildRun run_self(const std::string &test_name, const std::vector<std::string> &env);
+
+/// A one-line account of a thread_cpu_seconds() result: "0.41 s on 2 threads: 51 % 49 %".
+std::string describe_thread_split(const std::vector<double> &seconds);
 
 }  // namespace course_test
