@@ -11,6 +11,7 @@
 
 namespace lesson1 {
 
+// SNIPPET(matmul)
 void matmul(int n, const float *A, const float *B, float *C) {
   // TODO(1.2): split the rows of C across threads: `#pragma omp parallel for`
   // on the i loop below, so each thread takes whole rows.
@@ -29,5 +30,6 @@ void matmul(int n, const float *A, const float *B, float *C) {
     // END TODO
   }
 }
+// END SNIPPET
 
 }  // namespace lesson1
