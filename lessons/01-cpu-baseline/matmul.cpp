@@ -11,6 +11,7 @@
 
 namespace lesson1 {
 
+// SNIPPET(matmul)
 void matmul(int n, const float *A, const float *B, float *C) {
   // TODO(1.2): share the work among threads: look up `omp parallel for`. Which
   // loop can be split so that no two threads ever write the same element?
@@ -30,5 +31,6 @@ void matmul(int n, const float *A, const float *B, float *C) {
     // END TODO
   }
 }
+// END SNIPPET
 
 }  // namespace lesson1
