@@ -126,7 +126,12 @@ TEST_CASE("tile sweep kernels with two threads per team at n = 100 and 257", "[l
     check_sweep({100, 257});
     return;
   }
-  const auto r = course_test::run_self(kTwoThreads, {"KMP_TEAMS_THREAD_LIMIT=64", "COURSE_LESSON5_CHILD=1"});
+  // Hidden helper threads back on in the child: with them off (CTest sets
+  // LIBOMP_USE_HIDDEN_HELPER_TASK=0 for lesson 9's nowait tasks) LLVM 19's
+  // libomp sizes its thread table too small for 64 threads per team and
+  // aborts (kmp_runtime.cpp:4544, new_gtid < __kmp_threads_capacity).
+  const auto r = course_test::run_self(
+      kTwoThreads, {"KMP_TEAMS_THREAD_LIMIT=64", "LIBOMP_USE_HIDDEN_HELPER_TASK=1", "COURSE_LESSON5_CHILD=1"});
   if (!r.started) FAIL("could not run the child process: " + r.output);
   if (r.exit_code != 0) {
     // The child's first failure, without the hint it repeats.
