@@ -3,7 +3,7 @@
 //   1.1 loop order: make the innermost loop walk memory contiguously
 //   1.2 threads:    split the rows across cores with `omp parallel for`
 //   1.3 simd:       ask for vector instructions in the innermost loop
-// Run `ctest --preset student -L lesson1` from the repository root after each
+// Run `ctest --preset student -L '^lesson1$'` from the repository root after each
 // step (it rebuilds your code first); see README.md for hints.
 #include <cstddef>
 
