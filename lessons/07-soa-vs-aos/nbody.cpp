@@ -36,28 +36,6 @@ void to_aos(const Particles &p, std::span<Body> bodies) {
 
 namespace {
 
-// SNIPPET(aos-step)
-// The article's step on an array of Body structs: thread i walks over every
-// body j, and the four floats it needs from body j sit in a 32-byte struct,
-// next to a velocity it does not need. advance() runs it until step 7.4.
-[[maybe_unused]] void step_aos(const Body *in, Body *out, int n) {
-#pragma omp target teams distribute parallel for map(to : in[0:n]) map(from : out[0:n])
-  for (int i = 0; i < n; ++i) {
-    const float xi = in[i].x, yi = in[i].y, zi = in[i].z;
-    float ax = 0, ay = 0, az = 0;
-    for (int j = 0; j < n; ++j) bodybody_interaction(xi, yi, zi, in[j].x, in[j].y, in[j].z, in[j].m, ax, ay, az);
-    Body b = in[i];
-    b.vx += ax * delta_time;
-    b.vy += ay * delta_time;
-    b.vz += az * delta_time;
-    b.x += b.vx * delta_time;
-    b.y += b.vy * delta_time;
-    b.z += b.vz * delta_time;
-    out[i] = b;
-  }
-}
-// END SNIPPET
-
 /// The positions and velocities of one state (masses never change).
 struct State {
   float *x, *y, *z, *vx, *vy, *vz;
