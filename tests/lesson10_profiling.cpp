@@ -40,6 +40,7 @@
 //     3963x on an H100 (one run): threshold 20x on GPUs.
 //   run vs the slow program, 256 x 1024, 4 steps: solution 2.6-10.4x host,
 //     43.5x on an H100 (one run): threshold 5x on GPUs.
+// STEP-ELSEWHERE(10.1, host): gpu: with clang 19 on glibc >= 2.41 (Debian 13) the compiler cannot make the NVIDIA remarks the host device relies on; the SPMD-mode launch test grades 10.1 on a GPU, and LLVM 21 makes the remarks.
 namespace thresholds {
 constexpr course::Threshold kBlur{"lesson10.blur", 6.0, 20.0, course::Scaling::fixed, 0};
 constexpr course::Threshold kRun{"lesson10.run", 1.3, 5.0, course::Scaling::fixed, 0};
@@ -253,6 +254,16 @@ TEST_CASE("normalize compiles to an SPMD kernel (compiler remarks for an NVIDIA 
   }
   const int status = pclose(pipe);
   INFO("compiler: " << cmd);
+  // clang 19 cannot compile NVIDIA device code against glibc 2.41's headers
+  // (Debian 13: "unsupported machine mode" in bits/floatn.h); that is the
+  // toolchain, not the student's code. LLVM 21 (install-deps.sh --llvm 21)
+  // compiles it, and on a GPU the SPMD-mode launch test grades 10.1.
+  if (status != 0 && out.find("bits/floatn.h") != std::string::npos &&
+      out.find("unsupported machine mode") != std::string::npos) {
+    WARN("this clang cannot compile NVIDIA device code against this system's C library (clang 19 with glibc "
+         ">= 2.41, Debian 13): step 10.1 is not graded here; use LLVM 21 (scripts/install-deps.sh --llvm 21)");
+    return;
+  }
   if (status != 0) FAIL("the NVIDIA compile of " << src.string() << " failed:\n" << shorten(out, 3000));
   if (n_blockers > 0)
     FAIL("a kernel of " << src.filename().string() << " stays in generic mode on NVIDIA GPUs; the compiler says "
