@@ -138,7 +138,9 @@ Report probe(const std::string &test, const std::string &what, int info) {
   char buf[4096];
   while (std::fgets(buf, sizeof buf, pipe)) out += buf;
   const int status = pclose(pipe);
-  const std::regex launch(R"(Launching kernel (\S+) with (\d+) blocks and (\d+) threads in (\S+) mode)");
+  // LLVM 19 prints "with 64 blocks and 128 threads", LLVM 21 "with [64,1,1] blocks and [128,1,1] threads".
+  const std::regex launch(
+      R"(Launching kernel (\S+) with \[?(\d+)(?:,\d+,\d+\])? blocks and \[?(\d+)(?:,\d+,\d+\])? threads in (\S+) mode)");
   const std::regex copy(R"(Copying data from (host to device|device to host),.*HstPtr=(0x[0-9a-fA-F]+),.*Size=(\d+))");
   const std::regex array(R"(course-probe: array (\S+) (\d+) (\d+))");
   std::istringstream lines(out);
