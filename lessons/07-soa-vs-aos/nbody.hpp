@@ -124,10 +124,10 @@ void simulate(std::span<Body> bodies, int steps);
 void simulate_tiled(std::span<Body> bodies, int steps);
 
 // SNIPPET(aos-step)
-// The article's step on an array of Body structs: thread i walks over every
-// body j, and the four floats it needs from body j sit in a 32-byte struct,
-// next to a velocity it does not need. The starter's advance() runs it until step 7.4;
-// it lives here, once, so starter and solution share it.
+/// The article's step on an array of Body structs: thread i walks over every
+/// body j, and the four floats it needs from body j sit in a 32-byte struct,
+/// next to a velocity it does not need. The starter's advance() runs it until step 7.4;
+/// it lives here, once, so starter and solution share it.
 inline void step_aos(const Body *in, Body *out, int n) {
 #pragma omp target teams distribute parallel for map(to : in[0:n]) map(from : out[0:n])
   for (int i = 0; i < n; ++i) {
