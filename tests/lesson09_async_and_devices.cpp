@@ -41,10 +41,12 @@
 // chunks, 2^26 elements, 512 terms): the copies from ordinary (pageable) host memory run at 7.5-12 GB/s and
 // the longest stage bounds a perfect pipeline at 1.64x. Half of that gain is no gain, so the GPU value is
 // "no slower" with room for noise (0.9); the task-graph test grades step 9.1 on every device (the untouched
-// step fails it on the H100 too). All devices vs one: provisional until the multi-GPU run (issue 22).
+// step fails it on the H100 too). All devices vs one, two H200s (2026-11-23): 1.5x in this test, 1.54x in
+// lesson09 (2^26 elements, 512 terms; both halves share the host link's pageable copies); the threshold asks
+// for half of that gain, 1.25x. The host value is unused (not graded there).
 namespace thresholds {
 constexpr course::Threshold kPipeline{"lesson9.pipeline", 0.35, 0.9, course::Scaling::fixed, 0};
-constexpr course::Threshold kAllDevices{"lesson9.all_devices", 1.0, 1.3, course::Scaling::fixed, 0};
+constexpr course::Threshold kAllDevices{"lesson9.all_devices", 1.0, 1.25, course::Scaling::fixed, 0};
 }  // namespace thresholds
 
 namespace {

@@ -32,9 +32,13 @@
 #include "course/timing.hpp"
 
 // LLVM's allocators for host-pinned and managed memory; Debian's omp.h does
-// not declare them (they live in libomptarget).
+// not declare them (they live in libomptarget). Each has its own free:
+// omp_target_free on pinned host memory makes LLVM 19's CUDA plugin call
+// cuMemFree on it, which fails and stops the program (seen on an H200).
 extern "C" void *llvm_omp_target_alloc_host(std::size_t bytes, int device);
 extern "C" void *llvm_omp_target_alloc_shared(std::size_t bytes, int device);
+extern "C" void llvm_omp_target_free_host(void *ptr, int device);
+extern "C" void llvm_omp_target_free_shared(void *ptr, int device);
 
 namespace {
 
@@ -64,6 +68,16 @@ void fill(float *a, float *b, float *y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) a[i] = input_a(i), b[i] = input_b(i), y[i] = std::nanf("");
 }
 
+// One row, printed as soon as it is measured: a form the device does not
+// support can stop the program (the runtime aborts), and the rows before it
+// must survive.
+void print(const Result &r) {
+  const bool ran = r.median_ms > 0 || r.ok;
+  std::printf("  %-7s %-62s %10.3f %10.3f %8s\n", r.form.c_str(), r.what.c_str(), r.first_ms, r.median_ms,
+              !ran ? "n/a" : (r.ok ? "PASS" : "FAIL"));
+  std::fflush(stdout);
+}
+
 // Times one whole call (first run separately: it pays for first touch,
 // page migration or registration), then verifies what the host sees.
 // @p fetch brings the answer to where the host reads it, untimed (the forms
@@ -76,6 +90,7 @@ Result measure(const char *form, const char *what, const float *y, std::size_t n
   r.median_ms = 1e3 * course::time_median(call, reps, 0).median;
   fetch();
   r.ok = verify(y, n);
+  print(r);
   return r;
 }
 
@@ -117,6 +132,7 @@ int main(int argc, char **argv) {
   std::printf("%s\n", course::device_banner().c_str());
   std::printf("usm-probe: n = %zu floats (%.0f MiB per array), whole calls incl. copies, median of %d\n", n,
               bytes / 1048576.0, reps);
+  std::printf("  %-7s %-62s %10s %10s %8s\n", "form", "what", "first ms", "median ms", "verdict");
   std::vector<Result> rows;
 
 #ifndef COURSE_USM_SYSTEM
@@ -136,9 +152,10 @@ int main(int argc, char **argv) {
                              [&] { kernel_mapped(a, b, y, n, dev); }));
     } else {
       rows.push_back({"pinned", "llvm_omp_target_alloc_host returned null: not offered here"});
+      print(rows.back());
     }
     for (float *p : {a, b, y})
-      if (p) omp_target_free(p, dev);
+      if (p) llvm_omp_target_free_host(p, dev);
   }
   {  // device: memory the program manages, explicit copies
     std::vector<float> a(n), b(n), y(n);
@@ -163,6 +180,7 @@ int main(int argc, char **argv) {
           [&] { omp_target_memcpy(y.data(), dy, bytes, 0, 0, host, dev); }));
     } else {
       rows.push_back({"device", "omp_target_alloc returned null"});
+      print(rows.back());
     }
     for (float *p : {da, db, dy})
       if (p) omp_target_free(p, dev);
@@ -177,9 +195,10 @@ int main(int argc, char **argv) {
                              [&] { kernel_device_ptrs(a, b, y, n, dev); }));
     } else {
       rows.push_back({"shared", "llvm_omp_target_alloc_shared returned null: not offered here"});
+      print(rows.back());
     }
     for (float *p : {a, b, y})
-      if (p) omp_target_free(p, dev);
+      if (p) llvm_omp_target_free_shared(p, dev);
   }
 #else
   {  // system: the program promised unified shared memory; plain host memory
@@ -194,13 +213,8 @@ int main(int argc, char **argv) {
 #endif
 
   int failed = 0;
-  std::printf("  %-7s %-62s %10s %10s %8s\n", "form", "what", "first ms", "median ms", "verdict");
-  for (const Result &r : rows) {
-    const bool ran = r.median_ms > 0 || r.ok;
-    if (ran && !r.ok) ++failed;
-    std::printf("  %-7s %-62s %10.3f %10.3f %8s\n", r.form.c_str(), r.what.c_str(), r.first_ms, r.median_ms,
-                !ran ? "n/a" : (r.ok ? "PASS" : "FAIL"));
-  }
+  for (const Result &r : rows)
+    if ((r.median_ms > 0 || r.ok) && !r.ok) ++failed;
   std::printf("%s: %d of %zu forms wrong\n", failed ? "FAIL" : "PASS", failed, rows.size());
   return failed ? 1 : 0;
 }
