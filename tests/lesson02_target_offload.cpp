@@ -249,7 +249,7 @@ TEST_CASE("add_exp at prime n = 1009", "[lesson2][correctness]") { check_add_exp
 TEST_CASE("add_exp at prime n = 100003 (no multiple of any team size)", "[lesson2][correctness]") { check_add_exp(100003); }
 TEST_CASE("add_exp at n = 4194304", "[lesson2][correctness]") { check_add_exp(1 << 22); }
 
-TEST_CASE("add_exp runs on the device and copies 2n floats in and n out", "[lesson2][correctness]") {
+TEST_CASE("add_exp runs on the device and copies 2n floats in and n out", "[lesson2][correctness][ompt]") {
   const bool watch = watching();
   const int n = 100003;
   const AddExpInputs in(n);
@@ -281,7 +281,7 @@ TEST_CASE("matmul at prime n = 31", "[lesson2][correctness]") { check_matmul(31)
 TEST_CASE("matmul at n = 100 (not a multiple of 16 or 32)", "[lesson2][correctness]") { check_matmul(100); }
 TEST_CASE("matmul at n = 257", "[lesson2][correctness]") { check_matmul(257); }
 
-TEST_CASE("matmul runs on the device and copies A and B in and C out", "[lesson2][correctness]") {
+TEST_CASE("matmul runs on the device and copies A and B in and C out", "[lesson2][correctness][ompt]") {
   const bool watch = watching();
   const int n = 96;
   const std::size_t nn = (std::size_t)n * n;
@@ -340,7 +340,7 @@ TEST_CASE("heat hands observe() the current grid every 7 steps (no stale host co
   COURSE_CHECK(course::check_close<float>(u, ref.final, kHeatTol, "heat 64 x 48, 30 steps, every 7: final grid"));
 }
 
-TEST_CASE("heat keeps both grids on the device between steps", "[lesson2][correctness]") {
+TEST_CASE("heat keeps both grids on the device between steps", "[lesson2][correctness][ompt]") {
   const bool watch = watching();
   const int nx = 256, ny = 256, steps = 40, every = 10, observations = steps / every;
   const double grid_bytes = (double)nx * ny * sizeof(float);

@@ -150,7 +150,7 @@ TEST_CASE("soft clip runs on the device at n = 1003", "[lesson3][correctness]") 
 // it uses is the host's own), so the copies themselves are watched (OMPT, as
 // in lesson 2). On a GPU such a kernel fails the tests above; where the GPU
 // runtime reports no copies to the tool this check is skipped.
-TEST_CASE("soft clip copies y back from the device", "[lesson3][correctness]") {
+TEST_CASE("soft clip copies y back from the device", "[lesson3][correctness][ompt]") {
   namespace trace = course::lesson2_trace;
   const bool gpu = course::device_info().is_gpu();
   if (!trace::tracing_active() || !trace::device_events()) {

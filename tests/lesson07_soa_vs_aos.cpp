@@ -212,7 +212,7 @@ TEST_CASE("simulate_tiled (optional 7.5) matches the reference at n = 1 and 97 a
 // array itself. The OMPT tool (lesson02_ompt.hpp) sees every host <-> device
 // copy and its host address. On a GPU whose runtime reports no copies to the
 // tool this check is skipped (there the speed test grades the layout).
-TEST_CASE("simulate sends the bodies to the device as arrays not as Body structs", "[lesson7][correctness]") {
+TEST_CASE("simulate sends the bodies to the device as arrays not as Body structs", "[lesson7][correctness][ompt]") {
   namespace trace = course::lesson2_trace;
   if (!trace::tracing_active() || !trace::device_events()) {
     const std::string why = "the offload runtime reports no copies to the OMPT tool (is OMP_TOOL=disabled set?)";

@@ -344,7 +344,7 @@ TEST_CASE("pipeline at n = 4194304 with 16 chunks", "[lesson9][correctness]") { 
 // (cmake/Course.cmake), so there these tasks run as they are created: the
 // graph is the same, and it is the graph that is graded.
 TEST_CASE("pipeline_start launches copies and kernels as nowait tasks chained per chunk and waits for none",
-          "[lesson9][correctness]") {
+          "[lesson9][correctness][ompt]") {
   if (!have(trace::task_events(), "nowait target tasks, their dependences and taskwaits")) return;
   const int n = 100003, chunks = 8, used = chunks_used(n, chunks);
   const Inputs in(n);
@@ -392,13 +392,13 @@ TEST_CASE("pipeline_start launches copies and kernels as nowait tasks chained pe
 
 // ---- 9.2 correctness ----------------------------------------------------------------
 
-TEST_CASE("device memory at n = 1 on the default device", "[lesson9][correctness]") {
+TEST_CASE("device memory at n = 1 on the default device", "[lesson9][correctness][ompt]") {
   check_device_memory(1, omp_get_default_device());
 }
-TEST_CASE("device memory at prime n = 100003 on every device", "[lesson9][correctness]") {
+TEST_CASE("device memory at prime n = 100003 on every device", "[lesson9][correctness][ompt]") {
   for (int dev = 0; dev < devices_here(); ++dev) check_device_memory(100003, dev, 24);
 }
-TEST_CASE("device memory at n = 4194304 on the last device", "[lesson9][correctness]") {
+TEST_CASE("device memory at n = 4194304 on the last device", "[lesson9][correctness][ompt]") {
   check_device_memory(1 << 22, devices_here() - 1);
 }
 
@@ -420,7 +420,7 @@ TEST_CASE("all devices at n = 4194304", "[lesson9][correctness]") { check_all_de
 
 // Each device's share, seen from the runtime: device d ran a kernel, received
 // exactly its share of the inputs and sent back exactly its share of the result.
-TEST_CASE("each device received and computed and returned exactly its share", "[lesson9][correctness]") {
+TEST_CASE("each device received and computed and returned exactly its share", "[lesson9][correctness][ompt]") {
   if (!have(trace::device_events(), "kernels and copies per device")) return;
   for (int d = 1; d <= devices_here(); ++d) check_all_devices(10007, d, true);
 }
