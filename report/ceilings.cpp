@@ -375,16 +375,7 @@ int main(int argc, char **argv) {
   std::vector<course::ResultRow> ceilings, details;
   auto row = [&](const std::string &experiment, const std::string &variant, const std::string &rsize, double ms,
                  double rate, const std::string &unit, bool ok, const std::string &note) {
-    course::ResultRow r;
-    r.lesson = 0;
-    r.experiment = experiment;
-    r.variant = variant;
-    r.size = rsize;
-    r.time_ms = ms;
-    r.rate = rate;
-    r.unit = unit;
-    r.status = ok ? "PASS" : "FAILED";
-    r.note = note;
+    course::ResultRow r = course::make_row(0, experiment, variant, rsize, ms, rate, unit, "", ok, note);
     r.role = experiment == "ceiling" ? "ceiling" : "reference";
     if (unit == "GB/s" && ms > 0) r.bytes = rate * 1e9 * ms * 1e-3;
     return r;

@@ -6,10 +6,28 @@
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "course/device.hpp"
 
 namespace course {
+
+ResultRow make_row(int lesson, std::string experiment, std::string variant, std::string size, double time_ms,
+                   double rate, std::string unit, std::string ceiling, bool ok, std::string note) {
+  ResultRow r;
+  r.lesson = lesson;
+  r.experiment = std::move(experiment);
+  r.variant = std::move(variant);
+  r.size = std::move(size);
+  r.time_ms = time_ms;
+  r.rate = rate;
+  r.unit = std::move(unit);
+  r.ceiling = std::move(ceiling);
+  r.status = ok ? "PASS" : "FAILED";
+  r.note = std::move(note);
+  return r;
+}
+
 namespace {
 
 std::string quote(const std::string &s) {

@@ -63,17 +63,9 @@ int main(int argc, char **argv) {
     course::poison(std::span<float>(C));
     const auto t = course::time_median([&] { v.fn((int)n, A.data(), B.data(), C.data()); }, (int)reps, 0);
     const auto check = course::check_close<float>(C, ref, tol, v.name);
-    course::ResultRow r;
-    r.lesson = 1;
-    r.experiment = "matmul";
-    r.variant = v.name;
-    r.size = size;
-    r.time_ms = t.median * 1e3;
-    r.rate = 2.0 * n * n * n / t.median / 1e9;
-    r.unit = "GFLOP/s";
     // Host threads in every build: compared with OpenBLAS on the same cores.
-    r.ceiling = "host-sgemm";
-    r.status = check.ok ? "PASS" : "FAILED";
+    course::ResultRow r = course::make_row(1, "matmul", v.name, size, t.median * 1e3, 2.0 * n * n * n / t.median / 1e9,
+                                           "GFLOP/s", "host-sgemm", check.ok);
     r.role = v.role;
     r.flops = 2.0 * n * n * n;
     r.bytes = 12.0 * n * n;  // A and B read, C written once: what no matmul can avoid

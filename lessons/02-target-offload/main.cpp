@@ -48,18 +48,7 @@ double median_ms(const std::function<void()> &f, int reps) {
 course::ResultRow &add_row(const std::string &experiment, const std::string &variant, const std::string &size,
                            double ms, double rate, const std::string &unit, const std::string &ceiling, bool ok,
                            const std::string &note = "") {
-  course::ResultRow r;
-  r.lesson = 2;
-  r.experiment = experiment;
-  r.variant = variant;
-  r.size = size;
-  r.time_ms = ms;
-  r.rate = rate;
-  r.unit = unit;
-  r.ceiling = ceiling;
-  r.status = ok ? "PASS" : "FAILED";
-  r.note = note;
-  rows.push_back(r);
+  rows.push_back(course::make_row(2, experiment, variant, size, ms, rate, unit, ceiling, ok, note));
   return rows.back();
 }
 

@@ -53,16 +53,8 @@ struct Table {
     const auto t = course::summarize(wall);
     const double cpu_ms = course::summarize(cpu).median * 1e3;
     const bool host = !course::device_info().is_gpu();
-    course::ResultRow r;
-    r.lesson = 3;
-    r.experiment = experiment;
-    r.variant = variant;
-    r.size = size;
-    r.time_ms = t.median * 1e3;
-    r.rate = bytes / t.median / 1e9;
-    r.unit = "GB/s";
-    r.ceiling = "copy";
-    r.status = check.ok ? "PASS" : "FAILED";
+    course::ResultRow r =
+        course::make_row(3, experiment, variant, size, t.median * 1e3, bytes / t.median / 1e9, "GB/s", "copy", check.ok);
     r.role = is_baseline ? "baseline" : variant == COURSE_KERNELS ? "kernel" : "variant";
     r.bytes = bytes;
     r.in_cache = course::fits_in_cache(bytes);

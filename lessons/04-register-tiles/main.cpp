@@ -97,16 +97,8 @@ void run_size(long long n, long long reps, bool only_yours, const std::map<Shape
   // Verifies C, prints one line and makes the variant's result row.
   auto result = [&](const Variant &v, const course::Timing &t) {
     const auto check = course::check_close<float>(C, ref, tol, v.name);
-    course::ResultRow r;
-    r.lesson = 4;
-    r.experiment = "matmul";
-    r.variant = v.name;
-    r.size = size;
-    r.time_ms = t.median * 1e3;
-    r.rate = 2.0 * n * n * n / t.median / 1e9;
-    r.unit = "GFLOP/s";
-    r.ceiling = "sgemm";
-    r.status = check.ok ? "PASS" : "FAILED";
+    course::ResultRow r = course::make_row(4, "matmul", v.name, size, t.median * 1e3, 2.0 * n * n * n / t.median / 1e9,
+                                           "GFLOP/s", "sgemm", check.ok);
     r.role = !v.shape.first ? "baseline" : v.name == COURSE_KERNELS ? "kernel" : "variant";
     r.flops = 2.0 * n * n * n;
     r.bytes = 12.0 * n * n;

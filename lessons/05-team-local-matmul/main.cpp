@@ -83,17 +83,8 @@ void run_size(long long n, long long reps, const std::vector<long long> &tiles, 
   const float *a = A.data(), *b = B.data();
   auto result = [&](const Variant &v, const course::Timing &t) {
     const auto check = course::check_close<float>(C, ref, tol, v.name);
-    course::ResultRow r;
-    r.lesson = 5;
-    r.experiment = v.experiment;
-    r.variant = v.name;
-    r.size = size;
-    r.time_ms = t.median * 1e3;
-    r.rate = 2.0 * n * n * n / t.median / 1e9;
-    r.unit = "GFLOP/s";
-    r.ceiling = "sgemm";
-    r.status = check.ok ? "PASS" : "FAILED";
-    r.note = v.note;
+    course::ResultRow r = course::make_row(5, v.experiment, v.name, size, t.median * 1e3,
+                                           2.0 * n * n * n / t.median / 1e9, "GFLOP/s", "sgemm", check.ok, v.note);
     r.role = v.role;
     r.flops = 2.0 * n * n * n;
     r.bytes = 12.0 * n * n;

@@ -50,16 +50,8 @@ course::ResultRow measure(Ctx &ctx, const std::string &experiment, const std::st
   auto t = course::time_median(f, ctx.reps, 1);
   if (fastest) t.median = t.min;
   const auto check = verify();
-  course::ResultRow r;
-  r.lesson = 6;
-  r.experiment = experiment;
-  r.variant = variant;
-  r.size = std::to_string(n);
-  r.time_ms = t.median * 1e3;
-  r.rate = t.median > 0 ? bytes / t.median / 1e9 : 0;
-  r.unit = "GB/s";
-  r.ceiling = "copy";
-  r.status = check.ok ? "PASS" : "FAILED";
+  course::ResultRow r = course::make_row(6, experiment, variant, std::to_string(n), t.median * 1e3,
+                                         t.median > 0 ? bytes / t.median / 1e9 : 0, "GB/s", "copy", check.ok);
   const bool ceiling = experiment == "copy";
   r.role = ceiling ? "reference" : place.role.empty() ? "variant" : place.role;
   r.bytes = bytes;

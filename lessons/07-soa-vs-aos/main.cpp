@@ -122,12 +122,10 @@ int main(int argc, char **argv) {
       if (baseline_final.empty() && !only_yours) baseline_final = b;
       const double step_s = t.median / static_cast<double>(steps);
       const double gflops = lesson7::flops_per_interaction * interactions / step_s / 1e9;
-      course::ResultRow r;
-      r.lesson = 7;
-      r.variant = v.name;
-      r.size = std::to_string(n) + " bodies";
-      r.time_ms = step_s * 1e3;
-      r.status = check.ok ? "PASS" : "FAILED";
+      // The article's unit, steps per second; the report turns the flops
+      // into GFLOP/s for the % of FP32 peak.
+      course::ResultRow r = course::make_row(7, "N-body", v.name, std::to_string(n) + " bodies", step_s * 1e3,
+                                             1 / step_s, "steps/s", "fp32", check.ok);
       char note[160];
       std::snprintf(note, sizeof note, "%.1f steps/s, %.2f Ginteractions/s, %.1f GFLOP/s", 1 / step_s,
                     interactions / step_s / 1e9, gflops);
@@ -137,12 +135,6 @@ int main(int argc, char **argv) {
         std::snprintf(note, sizeof note, ", %.2fx vs AoS", baseline_ms / r.time_ms);
         r.note += note;
       }
-      // The article's unit, steps per second; the report turns the flops
-      // into GFLOP/s for the % of FP32 peak.
-      r.experiment = "N-body";
-      r.rate = 1 / step_s;
-      r.unit = "steps/s";
-      r.ceiling = "fp32";
       r.role = v.role;
       r.flops = lesson7::flops_per_interaction * interactions;  // one step
       r.bytes = 2.0 * sizeof(Body) * static_cast<double>(n);   // the bodies read and written once per step

@@ -55,17 +55,7 @@ double median_ms(const std::function<void()> &f, int reps) {
 
 void add_row(const std::string &experiment, const std::string &variant, const std::string &size, double ms,
              double rate, const std::string &unit, bool ok, const std::string &note = "") {
-  course::ResultRow r;
-  r.lesson = 9;
-  r.experiment = experiment;
-  r.variant = variant;
-  r.size = size;
-  r.time_ms = ms;
-  r.rate = rate;
-  r.unit = unit;
-  r.status = ok ? "PASS" : "FAILED";
-  r.note = note;
-  rows.push_back(r);
+  rows.push_back(course::make_row(9, experiment, variant, size, ms, rate, unit, "", ok, note));
 }
 
 std::string ms_text(double ms) {

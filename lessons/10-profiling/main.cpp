@@ -31,18 +31,7 @@ std::vector<course::ResultRow> rows_out;
 
 void add_row(const std::string &experiment, const std::string &variant, const std::string &size, double ms,
              double rate, const std::string &unit, const std::string &ceiling, bool ok, const std::string &note) {
-  course::ResultRow r;
-  r.lesson = 10;
-  r.experiment = experiment;
-  r.variant = variant;
-  r.size = size;
-  r.time_ms = ms;
-  r.rate = rate;
-  r.unit = unit;
-  r.ceiling = ceiling;
-  r.status = ok ? "PASS" : "FAILED";
-  r.note = note;
-  rows_out.push_back(r);
+  rows_out.push_back(course::make_row(10, experiment, variant, size, ms, rate, unit, ceiling, ok, note));
 }
 
 std::string times(double x) {

@@ -57,6 +57,12 @@ struct ResultRow {
   double goal_pct = 0;       ///< the design's goal for this row, % of its ceiling (0: none)
 };
 
+/// A row with its first ten fields filled in and its status from @p ok
+/// ("PASS" or "FAILED"): every lesson program starts its rows here and then
+/// sets the optional fields the report needs (role, bytes, flops, plot ...).
+ResultRow make_row(int lesson, std::string experiment, std::string variant, std::string size, double time_ms,
+                   double rate, std::string unit, std::string ceiling, bool ok, std::string note = "");
+
 /// Column names of the CSV, in order.
 const std::vector<std::string> &result_columns();
 
