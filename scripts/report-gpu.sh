@@ -13,6 +13,14 @@
 #                lessonNN_test must pass, the starters' lessonNN_starter_test
 #                must fail) and prints one verdict line per program; JUnit XML
 #                per program under $OUT (or BUNDLE/junit) when set
+#   GPU node:  scripts/report-gpu.sh steps RUNTIME.tar.xz BUNDLE[.tar.xz]
+#                every step graded, on the GPU: runs each step's mutant test
+#                program the bundle holds (built here with
+#                `cmake --build BUILD --target lessonNN_steps`) and requires a
+#                test to fail; one verdict line per step
+#   GPU node:  scripts/report-gpu.sh sanitize RUNTIME.tar.xz BUNDLE[.tar.xz]
+#                compute-sanitizer memcheck and racecheck over every lesson's
+#                solution tests ("[correctness]"); one verdict line each
 #   GPU node:  scripts/report-gpu.sh run RUNTIME.tar.xz BUNDLE[.tar.xz] [report options]
 #                unpacks the runtime (as scripts/gpu-node.sh does), builds
 #                course_sgemm with nvcc + cuBLAS when the bundle's cannot run
@@ -24,7 +32,22 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "report-gpu.sh: error: $*" >&2; exit 2; }
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; }
+
+# A bundle given as BUNDLE.tar.xz is unpacked once into $COURSE_BUNDLE_DIR;
+# prints the bundle's folder.
+unpack() {
+  local b=$1 dest
+  case "$b" in
+    *.tar.xz)
+      [ -f "$b" ] || die "bundle '$b' not found"
+      dest=${COURSE_BUNDLE_DIR:-/tmp/course-report-bundle}
+      rm -rf "$dest" && mkdir -p "$dest" && tar xJf "$b" -C "$dest"
+      b=$(ls -d "$dest"/*/ | head -1); b=${b%/} ;;
+  esac
+  [ -d "$b/lessons" ] || die "'$b' is not a bundle from 'report-gpu.sh pack'"
+  echo "$b"
+}
 
 [ $# -ge 1 ] || { usage >&2; exit 2; }
 cmd=$1; shift
@@ -48,7 +71,9 @@ case "$cmd" in
       mkdir -p "$bundle/lessons/$name"
       cp "$d/lesson$nn" "$bundle/lessons/$name/"
       [ -x "$d/lesson${nn}_starter" ] && cp "$d/lesson${nn}_starter" "$bundle/lessons/$name/"
-      for t in "$d"/lesson${nn}_test "$d"/lesson${nn}_starter_test; do [ -x "$t" ] && cp "$t" "$bundle/lessons/$name/"; done
+      for t in "$d"/lesson${nn}_test "$d"/lesson${nn}_starter_test "$d"/lesson${nn}_step*_test; do
+        [ -x "$t" ] && cp "$t" "$bundle/lessons/$name/"
+      done
       n=$((n + 1))
     done
     [ -x "$build/tests/offload_smoke" ] && mkdir -p "$bundle/tests" && cp "$build/tests/offload_smoke" "$bundle/tests/"
@@ -64,13 +89,7 @@ case "$cmd" in
     [ $# -ge 2 ] || die "usage: report-gpu.sh test RUNTIME.tar.xz BUNDLE [Catch2 options]"
     pack=$1; bundle=$2; shift 2
     [ -f "$pack" ] || die "runtime pack '$pack' not found"
-    case "$bundle" in
-      *.tar.xz)
-        [ -f "$bundle" ] || die "bundle '$bundle' not found"
-        dest=${COURSE_BUNDLE_DIR:-/tmp/course-report-bundle}
-        rm -rf "$dest" && mkdir -p "$dest" && tar xJf "$bundle" -C "$dest"
-        bundle=$(ls -d "$dest"/*/ | head -1); bundle=${bundle%/} ;;
-    esac
+    bundle=$(unpack "$bundle")
     junit=${OUT:-$bundle/junit}
     mkdir -p "$junit"
     fails=0
@@ -105,17 +124,72 @@ PYEOF
       || echo "report-gpu.sh: $fails test program(s) did not behave"
     [ "$fails" = 0 ]
     ;;
+  steps)
+    [ $# -eq 2 ] || die "usage: report-gpu.sh steps RUNTIME.tar.xz BUNDLE"
+    pack=$1; [ -f "$pack" ] || die "runtime pack '$pack' not found"
+    bundle=$(unpack "$2")
+    echo "report-gpu.sh: bundle built at $(cat "$bundle/report/commit.txt" 2>/dev/null || echo '?')"
+    n=0; missed=0
+    for prog in "$bundle"/lessons/*/lesson[0-9][0-9]_step*_test; do
+      [ -x "$prog" ] || continue
+      name=$(basename "$prog"); nn=${name:6:2}
+      step=$(echo "$name" | sed -E 's/^lesson[0-9]+_step([0-9]+)_([0-9]+)_test$/\1.\2/')
+      n=$((n + 1)); t0=$SECONDS; rc=0
+      # As cmake/expect-failure.cmake does: declaration order, stop at the first failure.
+      out=$(timeout "${COURSE_STEP_TIMEOUT:-240}" "$repo/scripts/gpu-node.sh" "$pack" "$prog" --order decl --abort \
+            --reporter compact 2>&1) || rc=$?
+      first=$(printf '%s\n' "$out" | grep -m1 -E ': failed: |CRASH:' | cut -c1-220 || true)
+      elsewhere=$(grep -h -o "STEP-ELSEWHERE($step, gpu): [^:]*" "$repo"/tests/lesson${nn}_*.cpp 2>/dev/null | head -1 || true)
+      if [ "$rc" = 124 ]; then
+        verdict="caught (hang: no answer in ${COURSE_STEP_TIMEOUT:-240} s)"
+      elif [ "$rc" -ge 1 ] && [ "$rc" -le 254 ]; then
+        verdict="caught"
+      elif [ -n "$elsewhere" ]; then
+        verdict="graded elsewhere (${elsewhere#*: })"
+      else
+        verdict="NOT CAUGHT: every test passes with step $step undone"; missed=$((missed + 1))
+      fi
+      echo "report-gpu.sh: step $step: $verdict, exit $rc in $((SECONDS - t0)) s"
+      [ -n "$first" ] && echo "    ${first#*$repo/}"
+    done
+    [ "$n" -gt 0 ] || die "the bundle holds no step programs: build them with 'cmake --build BUILD --target lessonNN_steps' and pack again"
+    echo "report-gpu.sh: $((n - missed)) of $n steps caught on this device"
+    [ "$missed" = 0 ]
+    ;;
+  sanitize)
+    [ $# -eq 2 ] || die "usage: report-gpu.sh sanitize RUNTIME.tar.xz BUNDLE"
+    pack=$1; [ -f "$pack" ] || die "runtime pack '$pack' not found"
+    bundle=$(unpack "$2")
+    cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
+    [ -n "$cs" ] || die "no compute-sanitizer on this node (it comes with the CUDA toolkit)"
+    echo "report-gpu.sh: bundle built at $(cat "$bundle/report/commit.txt" 2>/dev/null || echo '?'); $("$cs" --version | tail -1)"
+    bad=0
+    for prog in "$bundle"/lessons/*/lesson[0-9][0-9]_test; do
+      name=$(basename "$prog")
+      for tool in memcheck racecheck; do
+        t0=$SECONDS; rc=0
+        # The course's test environment, as ctest gives it (gpu-node.sh sets the runtime).
+        log=$(LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD=0 timeout 300 "$repo/scripts/gpu-node.sh" "$pack" "$cs" \
+              --tool "$tool" --error-exitcode 86 "$prog" "[correctness]" 2>&1) || rc=$?
+        summary=$(printf '%s\n' "$log" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1 || true)
+        case "$rc" in
+          0) verdict=clean ;;
+          86) verdict="ERRORS"; bad=$((bad + 1)) ;;
+          124) verdict="timed out (300 s)"; bad=$((bad + 1)) ;;
+          *) verdict="tests failed under the tool (exit $rc)"; bad=$((bad + 1)) ;;
+        esac
+        echo "report-gpu.sh: $tool $name: $verdict in $((SECONDS - t0)) s; ${summary:-no summary}"
+        [ "$rc" = 0 ] || printf '%s\n' "$log" | grep -E -m6 '=========  |failed' | sed 's/^/    /' || true
+      done
+    done
+    [ "$bad" = 0 ] && echo "report-gpu.sh: every lesson's solution tests are clean under memcheck and racecheck"
+    [ "$bad" = 0 ]
+    ;;
   run)
     [ $# -ge 2 ] || die "usage: report-gpu.sh run RUNTIME.tar.xz BUNDLE [report options]"
     pack=$1; bundle=$2; shift 2
     [ -f "$pack" ] || die "runtime pack '$pack' not found"
-    case "$bundle" in
-      *.tar.xz)
-        [ -f "$bundle" ] || die "bundle '$bundle' not found"
-        dest=${COURSE_BUNDLE_DIR:-/tmp/course-report-bundle}
-        rm -rf "$dest" && mkdir -p "$dest" && tar xJf "$bundle" -C "$dest"
-        bundle=$(ls -d "$dest"/*/ | head -1); bundle=${bundle%/} ;;
-    esac
+    bundle=$(unpack "$bundle")
     [ -x "$bundle/report/course_ceilings" ] || die "'$bundle' is not a bundle from 'report-gpu.sh pack'"
     rt=${COURSE_RT_DIR:-/tmp/course-rt}
     [ -d "$rt/llvm-rt" ] || { mkdir -p "$rt" && tar xJf "$pack" -C "$rt"; }
@@ -164,5 +238,5 @@ PYEOF
     fi
     exit $rc
     ;;
-  *) die "unknown command '$cmd' (pack or run; see --help)" ;;
+  *) die "unknown command '$cmd' (pack, test, steps, sanitize or run; see --help)" ;;
 esac
