@@ -8,7 +8,7 @@
 //                   in registers (a run-time index sends them to slow memory)
 //   4.3 edges:      clamp the indices of edge tiles so every load is in bounds,
 //                   and store only the elements that exist
-// The offloaded loop over tiles is given; you write register_tile() below.
+// The offloaded loop over tiles is given (tiles.inc); you write register_tile() below.
 // Run `ctest --preset student -L lesson4` from the repository root after each
 // step (it rebuilds your code first); README.md shows how to see registers
 // and spills in the compiler's report for the GPU code.
@@ -91,34 +91,7 @@ template <int TM, int TN, bool Edge>
 
 }  // namespace
 
-// SNIPPET(tiles)
-template <int TM, int TN>
-void matmul_tiled(int n, const float *A, const float *B, float *C) {
-  const std::size_t nn = (std::size_t)n * n;
-  // Tiles down: ceil(n / TM). Across: groups of `lanes` tiles, each group
-  // covering lanes*TN columns (for lanes = 1 simply ceil(n / TN) tiles).
-  const int tiles_i = (n + TM - 1) / TM;
-  const int tiles_j = (n + lanes * TN - 1) / (lanes * TN) * lanes;
-  // One device thread per tile; consecutive threads take consecutive tj.
-#pragma omp target teams distribute parallel for collapse(2) map(to : A[0:nn], B[0:nn]) map(from : C[0:nn])
-  for (int ti = 0; ti < tiles_i; ++ti)
-    for (int tj = 0; tj < tiles_j; ++tj) {
-      const int i0 = ti * TM;
-      const int j0 = tj / lanes * (lanes * TN) + tj % lanes;  // first of this thread's columns
-      if (i0 + TM <= n && j0 + (TN - 1) * lanes < n)
-        register_tile<TM, TN, false>(n, i0, j0, A, B, C);  // the whole tile is inside C
-      else
-        register_tile<TM, TN, true>(n, i0, j0, A, B, C);  // part of it sticks out
-    }
-}
-// END SNIPPET
-
-template void matmul_tiled<1, 1>(int, const float *, const float *, float *);
-template void matmul_tiled<2, 2>(int, const float *, const float *, float *);
-template void matmul_tiled<4, 4>(int, const float *, const float *, float *);
-template void matmul_tiled<8, 8>(int, const float *, const float *, float *);
-// The Intel GFX article's ctile: 512 sums, 2 KB per thread. A GPU thread has at
-// most 255 registers, so expect spills here (README: "Reading the compiler's report").
-template void matmul_tiled<16, 32>(int, const float *, const float *, float *);
+// The offloaded loop over tiles and the shapes the lesson sweeps (given).
+#include "tiles.inc"
 
 }  // namespace lesson4
