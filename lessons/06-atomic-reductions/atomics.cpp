@@ -40,50 +40,44 @@ T sum_impl(const T *x, std::size_t n, Launch launch) {
   return total;
 }
 
+// Step 6.2: count the n values of x into hist's hist_bins bins. histogram()
+// (given, in entry_points.inc) has already put x and hist on the device and
+// zeroed hist there, so the kernels here find both present. launch says how
+// many teams and threads to ask for.
+void count_bins(const float *x, std::size_t n, int *hist, Launch launch) {
+  // TODO(6.2): one global atomic per element again, now spread over 256
+  // addresses. Apply 6.1's idea to the whole histogram: each team counts
+  // into a histogram of its own (team-local memory on a GPU), and adds it to
+  // hist once, bin by bin, at the end. The team's threads share that work,
+  // so ask in which order its phases must happen and what enforces the
+  // order. (A team of one thread, what the host device grants, needs no
+  // atomics to count: on a CPU even an uncontended atomic costs a lock.)
+#pragma omp target teams distribute parallel for
+  for (std::size_t i = 0; i < n; ++i) {
+#pragma omp atomic update
+    hist[bin_of(x[i])] += 1;
+  }
+  (void)launch;
+  // END TODO
+}
+
+// Step 6.3: the same count for histogram_reduction() (given, in
+// entry_points.inc): x and hist are on the device, hist zeroed.
+void count_bins_reduction(const float *x, std::size_t n, int *hist) {
+  // TODO(6.3): this loop is a race: two threads can read the same count,
+  // both add one, and one increment is lost. Fix it without writing an
+  // atomic: OpenMP can give each thread a private copy of the whole array
+  // and combine the copies at the end. Look up which clause does that, and
+  // whether it accepts an array section.
+#pragma omp target teams distribute parallel for
+  for (std::size_t i = 0; i < n; ++i) hist[bin_of(x[i])] += 1;
+  // END TODO
+}
+
 }  // namespace
 
-int sum(const int *x, std::size_t n, Launch launch) { return sum_impl(x, n, launch); }
-float sum(const float *x, std::size_t n, Launch launch) { return sum_impl(x, n, launch); }
-double sum(const double *x, std::size_t n, Launch launch) { return sum_impl(x, n, launch); }
-
-void histogram(const float *x, std::size_t n, int *hist, Launch launch) {
-  if (launch.teams <= 0 || launch.threads <= 0) launch = default_launch(n);
-  // hist may already be on the device (a caller's `target data`), so it is
-  // zeroed there, by a kernel, rather than on the host.
-#pragma omp target data map(to : x[0:n]) map(from : hist[0:hist_bins])
-  {
-#pragma omp target teams distribute parallel for
-    for (int b = 0; b < hist_bins; ++b) hist[b] = 0;
-    // TODO(6.2): one global atomic per element again, now spread over 256
-    // addresses. Apply 6.1's idea to the whole histogram: each team counts
-    // into a histogram of its own (team-local memory on a GPU), and adds it to
-    // hist once, bin by bin, at the end. The team's threads share that work,
-    // so ask in which order its phases must happen and what enforces the
-    // order. (A team of one thread, what the host device grants, needs no
-    // atomics to count: on a CPU even an uncontended atomic costs a lock.)
-#pragma omp target teams distribute parallel for
-    for (std::size_t i = 0; i < n; ++i) {
-#pragma omp atomic update
-      hist[bin_of(x[i])] += 1;
-    }
-    // END TODO
-  }
-}
-
-void histogram_reduction(const float *x, std::size_t n, int *hist) {
-#pragma omp target data map(to : x[0:n]) map(from : hist[0:hist_bins])
-  {
-#pragma omp target teams distribute parallel for
-    for (int b = 0; b < hist_bins; ++b) hist[b] = 0;
-    // TODO(6.3): this loop is a race: two threads can read the same count,
-    // both add one, and one increment is lost. Fix it without writing an
-    // atomic: OpenMP can give each thread a private copy of the whole array
-    // and combine the copies at the end. Look up which clause does that, and
-    // whether it accepts an array section.
-#pragma omp target teams distribute parallel for
-    for (std::size_t i = 0; i < n; ++i) hist[bin_of(x[i])] += 1;
-    // END TODO
-  }
-}
+// sum() for int, float and double, histogram() and histogram_reduction()
+// (given): they map the data, zero hist, and call the functions above.
+#include "entry_points.inc"
 
 }  // namespace lesson6

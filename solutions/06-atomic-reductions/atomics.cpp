@@ -78,92 +78,85 @@ T sum_impl(const T *x, std::size_t n, Launch launch) {
   return total;
 }
 
+// Step 6.2: count the n values of x into hist's hist_bins bins. histogram()
+// (given, in entry_points.inc) has already put x and hist on the device and
+// zeroed hist there, so the kernels here find both present. launch says how
+// many teams and threads to ask for.
+void count_bins(const float *x, std::size_t n, int *hist, Launch launch) {
+  // SOLUTION(6.2): a private histogram per team in team-local memory; the
+  // counting atomics stay inside the team, and global memory sees at most
+  // hist_bins atomics per team.
+  // SNIPPET(team-histogram-setup)
+#pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads)
+  {
+    int local[hist_bins];  // one per team: shared memory on a GPU
+#pragma omp parallel
+    {
+      const int nth = omp_get_num_threads();
+      const int tid = omp_get_thread_num();
+      for (int b = tid; b < hist_bins; b += nth) local[b] = 0;
+#pragma omp barrier
+      // The same split as the sum: a contiguous block per team, its
+      // elements interleaved over the team's threads.
+      const std::size_t teams = static_cast<std::size_t>(omp_get_num_teams());
+      const std::size_t per_team = (n + teams - 1) / teams;
+      const std::size_t lo = static_cast<std::size_t>(omp_get_team_num()) * per_team;
+      const std::size_t hi = lo + per_team < n ? lo + per_team : n;
+      const std::size_t step = static_cast<std::size_t>(nth);
+      // END SNIPPET
+      // SNIPPET(team-histogram-count)
+      if (nth == 1) {
+        // A team of one thread (the host device: one per core) has nobody
+        // to race with, and on a CPU even an uncontended atomic is a locked
+        // instruction: count with plain adds.
+        for (std::size_t i = lo; i < hi; ++i) local[bin_of(x[i])] += 1;
+      } else {
+        std::size_t i = lo + static_cast<std::size_t>(tid);
+        // Four loads before four atomics: the loads overlap.
+        for (; i + 3 * step < hi; i += 4 * step) {
+          const int b0 = bin_of(x[i]), b1 = bin_of(x[i + step]);
+          const int b2 = bin_of(x[i + 2 * step]), b3 = bin_of(x[i + 3 * step]);
+#pragma omp atomic update
+          local[b0] += 1;
+#pragma omp atomic update
+          local[b1] += 1;
+#pragma omp atomic update
+          local[b2] += 1;
+#pragma omp atomic update
+          local[b3] += 1;
+        }
+        for (; i < hi; i += step) {
+          const int b = bin_of(x[i]);
+#pragma omp atomic update
+          local[b] += 1;
+        }
+      }
+#pragma omp barrier
+      for (int b = tid; b < hist_bins; b += nth)
+        if (local[b] != 0) {  // empty bins cost no global atomic
+#pragma omp atomic update
+          hist[b] += local[b];
+        }
+    }
+  }
+  // END SNIPPET
+  // END SOLUTION
+}
+
+// Step 6.3: the same count for histogram_reduction() (given, in
+// entry_points.inc): x and hist are on the device, hist zeroed.
+void count_bins_reduction(const float *x, std::size_t n, int *hist) {
+  // SOLUTION(6.3): every thread counts into a private copy of
+  // hist[0:hist_bins]; OpenMP adds the copies into hist at the end.
+#pragma omp target teams distribute parallel for reduction(+ : hist[0:hist_bins])
+  for (std::size_t i = 0; i < n; ++i) hist[bin_of(x[i])] += 1;
+  // END SOLUTION
+}
+
 }  // namespace
 
-int sum(const int *x, std::size_t n, Launch launch) { return sum_impl(x, n, launch); }
-float sum(const float *x, std::size_t n, Launch launch) { return sum_impl(x, n, launch); }
-double sum(const double *x, std::size_t n, Launch launch) { return sum_impl(x, n, launch); }
-
-void histogram(const float *x, std::size_t n, int *hist, Launch launch) {
-  if (launch.teams <= 0 || launch.threads <= 0) launch = default_launch(n);
-  // hist may already be on the device (a caller's `target data`), so it is
-  // zeroed there, by a kernel, rather than on the host.
-#pragma omp target data map(to : x[0:n]) map(from : hist[0:hist_bins])
-  {
-#pragma omp target teams distribute parallel for
-    for (int b = 0; b < hist_bins; ++b) hist[b] = 0;
-    // SOLUTION(6.2): a private histogram per team in team-local memory; the
-    // counting atomics stay inside the team, and global memory sees at most
-    // hist_bins atomics per team.
-    // SNIPPET(team-histogram-setup)
-#pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads)
-    {
-      int local[hist_bins];  // one per team: shared memory on a GPU
-#pragma omp parallel
-      {
-        const int nth = omp_get_num_threads();
-        const int tid = omp_get_thread_num();
-        for (int b = tid; b < hist_bins; b += nth) local[b] = 0;
-#pragma omp barrier
-        // The same split as the sum: a contiguous block per team, its
-        // elements interleaved over the team's threads.
-        const std::size_t teams = static_cast<std::size_t>(omp_get_num_teams());
-        const std::size_t per_team = (n + teams - 1) / teams;
-        const std::size_t lo = static_cast<std::size_t>(omp_get_team_num()) * per_team;
-        const std::size_t hi = lo + per_team < n ? lo + per_team : n;
-        const std::size_t step = static_cast<std::size_t>(nth);
-        // END SNIPPET
-        // SNIPPET(team-histogram-count)
-        if (nth == 1) {
-          // A team of one thread (the host device: one per core) has nobody
-          // to race with, and on a CPU even an uncontended atomic is a locked
-          // instruction: count with plain adds.
-          for (std::size_t i = lo; i < hi; ++i) local[bin_of(x[i])] += 1;
-        } else {
-          std::size_t i = lo + static_cast<std::size_t>(tid);
-          // Four loads before four atomics: the loads overlap.
-          for (; i + 3 * step < hi; i += 4 * step) {
-            const int b0 = bin_of(x[i]), b1 = bin_of(x[i + step]);
-            const int b2 = bin_of(x[i + 2 * step]), b3 = bin_of(x[i + 3 * step]);
-#pragma omp atomic update
-            local[b0] += 1;
-#pragma omp atomic update
-            local[b1] += 1;
-#pragma omp atomic update
-            local[b2] += 1;
-#pragma omp atomic update
-            local[b3] += 1;
-          }
-          for (; i < hi; i += step) {
-            const int b = bin_of(x[i]);
-#pragma omp atomic update
-            local[b] += 1;
-          }
-        }
-#pragma omp barrier
-        for (int b = tid; b < hist_bins; b += nth)
-          if (local[b] != 0) {  // empty bins cost no global atomic
-#pragma omp atomic update
-            hist[b] += local[b];
-          }
-      }
-    }
-    // END SNIPPET
-    // END SOLUTION
-  }
-}
-
-void histogram_reduction(const float *x, std::size_t n, int *hist) {
-#pragma omp target data map(to : x[0:n]) map(from : hist[0:hist_bins])
-  {
-#pragma omp target teams distribute parallel for
-    for (int b = 0; b < hist_bins; ++b) hist[b] = 0;
-    // SOLUTION(6.3): every thread counts into a private copy of
-    // hist[0:hist_bins]; OpenMP adds the copies into hist at the end.
-#pragma omp target teams distribute parallel for reduction(+ : hist[0:hist_bins])
-    for (std::size_t i = 0; i < n; ++i) hist[bin_of(x[i])] += 1;
-    // END SOLUTION
-  }
-}
+// sum() for int, float and double, histogram() and histogram_reduction()
+// (given): they map the data, zero hist, and call the functions above.
+#include "entry_points.inc"
 
 }  // namespace lesson6
