@@ -369,8 +369,10 @@ function(course_add_lesson number folder)
   # names course_common itself.
   # kernels(<name> <dir>): the student's files taken from <dir> (lessons/ or
   # solutions/), as objects; headers always come from the lesson folder.
+  # The student track needs no solutions/ (a self-learner may delete it to
+  # avoid temptation); the solutions track does.
   foreach(_s IN LISTS arg_SOURCES)
-    if(NOT EXISTS "${solution_dir}/${_s}")
+    if(COURSE_TRACK STREQUAL "solutions" AND NOT EXISTS "${solution_dir}/${_s}")
       message(FATAL_ERROR "lesson ${number}: solutions/${folder}/${_s} is missing (every file a student edits has its finished copy there)")
     endif()
   endforeach()
