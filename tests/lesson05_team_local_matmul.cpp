@@ -70,8 +70,8 @@ const std::string tiled_hint =
     "Concepts: 4. Barriers and 5. Whatever the runtime grants.";
 const std::string final_hint =
     "Likely: multiply_tiles() (step 5.3) must add, for each of the BK values of k, the 8 x 8 outer product of "
-    "this thread's 8 values of A (As[k][ty], As[k][TY + ty]) and 8 of B (Bs[k][tx], Bs[k][TX + tx]) to acc. "
-    "README, Concepts: 7. The final kernel.";
+    "this thread's 8 values of A and 8 of B to acc: which elements of As and Bs hold them is what row_of, col_of "
+    "and the TileA / TileB comments in final_shape.inc say. README, Concepts: 7. The final kernel, and Hints 5.3.";
 
 void check_sweep(const std::vector<int> &sizes) {
   check("matmul_tiled<2>", lesson5::matmul_tiled<2>, sizes, tiled_hint);

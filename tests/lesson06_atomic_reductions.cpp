@@ -63,7 +63,9 @@ std::string sum_hint(double got, double want, const Launch &l) {
   const bool odd_shape = l.teams != 0;
   if (got == 0 && want != 0)
     return "\nThe total stayed 0: no team added its partial to `total` (the global atomic after the parallel "
-           "region), or `total` is not map(tofrom) (README, Concepts: 4. Team-local).";
+           "region), `total` is not map(tofrom), or a thread's add to the team's partial was lost and the "
+           "partial ended as some thread's 0 (that add needs `#pragma omp atomic` too) (README, Concepts: 4. "
+           "Team-local).";
   if (got < want)
     return std::string("\nLost updates: part of the sum never reached the total. Two threads added to the same "
                        "variable without an atomic (the team's partial needs `#pragma omp atomic`, and so does "
@@ -135,11 +137,15 @@ course::Check check_histogram(const std::vector<float> &x, Launch l, bool reduct
   else if (counted < static_cast<long long>(x.size()))
     c.message += "\nLost updates: " + std::to_string(x.size() - counted) + " of " + std::to_string(x.size()) +
                  " elements were never counted. Two threads incremented the same bin without an atomic" +
-                 (reduction ? std::string(": ask for reduction(+ : hist[0:hist_bins]) (step 6.3, README, "
-                                          "Concepts: 6. The reduction clause)")
+                 (reduction ? std::string(": OpenMP can give each thread a private copy of the whole array and "
+                                          "add the copies up at the end; which clause, and does it take an "
+                                          "array section? (step 6.3, README, Concepts: 6. The reduction clause)")
                             : std::string(" (each team's private histogram needs `#pragma omp atomic` when "
                                           "a team has several threads, and so does hist; step 6.2, README, "
-                                          "Concepts: 1. An atomic is a read-modify-write)")) +
+                                          "Concepts: 1. An atomic is a read-modify-write), or a missing "
+                                          "`#pragma omp barrier` between the team's phases: a thread counted "
+                                          "into bins not yet zeroed, or merged bins others were still counting "
+                                          "into (README, Hints: 6.2)")) +
                  ".";
   else if (counted > static_cast<long long>(x.size()))
     c.message += "\n" + std::to_string(counted - static_cast<long long>(x.size())) +
@@ -221,7 +227,7 @@ TEST_CASE("histogram with a reduction clause at n = 1 97 1000 65537 and 2^22", "
 
 // Every thread hits the same counter: the worst case for contention, and the
 // input on which an unprotected update loses counts most reliably.
-TEST_CASE("histograms of data that all fall in one bin", "[lesson6][correctness]") {
+TEST_CASE("histogram and histogram_reduction with data that all fall in one bin", "[lesson6][correctness]") {
   const std::size_t n = (std::size_t(1) << 20) + 3;
   const std::vector<float> x(n, 0.75f);  // bin 192
   COURSE_CHECK(check_histogram(x, Launch{}, false, "histogram, n=" + std::to_string(n) + ", all values in bin 192"));

@@ -106,7 +106,8 @@ namespace {
 
 }  // namespace
 
-// The final kernel around multiply_tiles (given): matmul_exact, matmul_any_threads, matmul.
+// The final kernel around multiply_tiles (given; read it at step 5.3, after 5.1
+// and 5.2): matmul_exact, matmul_any_threads, matmul.
 #include "final_kernels.inc"
 
 }  // namespace lesson5

@@ -50,7 +50,7 @@ void count_bins(const float *x, std::size_t n, int *hist, Launch launch) {
   // into a histogram of its own (team-local memory on a GPU), and adds it to
   // hist once, bin by bin, at the end. The team's threads share that work,
   // so ask in which order its phases must happen and what enforces the
-  // order. (A team of one thread, what the host device grants, needs no
+  // order. (A team of one thread, what the host device often grants, needs no
   // atomics to count: on a CPU even an uncontended atomic costs a lock.)
 #pragma omp target teams distribute parallel for
   for (std::size_t i = 0; i < n; ++i) {

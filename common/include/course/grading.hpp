@@ -2,8 +2,9 @@
 /// @brief Speedup grading: one threshold table per device class, scaled by
 ///        COURSE_SPEEDUP_SCALE, and the verdict line every speedup test prints.
 ///
-/// The thresholds themselves live in common/src/thresholds.cpp, one row per
-/// graded kernel, each at most half of what the solution reaches on that class.
+/// The thresholds themselves live with their lesson, in the lesson's test file
+/// (`namespace thresholds` of tests/lessonNN_*.cpp), one row per graded
+/// kernel, each at most half of what the solution reaches on that class.
 #pragma once
 
 #include <string>
