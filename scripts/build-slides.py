@@ -13,7 +13,8 @@ code on a code-hosting site, in an editor and in Marp alike:
 
 Regions: TODO(id) / SOLUTION(id) quote the marked block whose ids include `id`
 (see scripts/check-blocks.py), from its opening line to the line before its
-END; SNIPPET(name) quotes the lines between `// SNIPPET(name)` and
+END; TODO(id@k) / SOLUTION(id@k) the k-th such block, for a step that spans
+several functions; SNIPPET(name) quotes the lines between `// SNIPPET(name)` and
 `// END SNIPPET`. A new quote needs only the first line: --update fills in
 the rest.
 
@@ -52,7 +53,14 @@ def ids(text):
 def region(path, kind, name):
     """The lines of the SNIPPET, or of the TODO/SOLUTION block of id @p name.
     Blocks may nest (scripts/check-blocks.py): the outer block's text keeps
-    the nested blocks' code, their END lines and bare SOLUTION(id) lines go."""
+    the nested blocks' code, their END lines and bare SOLUTION(id) lines go.
+    A step with several blocks (one per function): `9.2@3` is its third."""
+    skip = 0
+    if kind != "SNIPPET" and "@" in name:
+        name, nth = name.split("@", 1)
+        if not nth.isdigit() or int(nth) < 1:
+            return None
+        skip = int(nth) - 1
     lines = path.read_text().splitlines()
     if kind == "SNIPPET":
         start = re.compile(r"^\s*//\s*SNIPPET\(" + re.escape(name) + r"\)")
@@ -65,6 +73,9 @@ def region(path, kind, name):
         if depth == 0:
             m = start.match(line)
             if m and (kind == "SNIPPET" or name in ids(m.group(1))):
+                if skip:  # an earlier block of the same step: not this one
+                    skip -= 1
+                    continue
                 depth = 1
                 out = [line] if kind != "SNIPPET" else []
             continue
