@@ -18,6 +18,14 @@ set_property(CACHE COURSE_DEVICE PROPERTY STRINGS auto host nvptx amdgcn)
 set(COURSE_TRACK "lessons" CACHE STRING
     "Whose code the tests grade: lessons (the student's starters) or solutions")
 set_property(CACHE COURSE_TRACK PROPERTY STRINGS lessons solutions)
+# Whether this checkout has solutions/: the student track needs none (a
+# self-learner may delete it to avoid temptation); the solutions track, the
+# drift check and tools/perf-explore do.
+if(IS_DIRECTORY "${PROJECT_SOURCE_DIR}/solutions")
+  set(COURSE_HAVE_SOLUTIONS ON)
+else()
+  set(COURSE_HAVE_SOLUTIONS OFF)
+endif()
 set(COURSE_NVPTX_ARCH "" CACHE STRING "GPU architecture for nvptx, e.g. sm_90 (empty: ask nvptx-arch)")
 set(COURSE_AMDGCN_ARCH "" CACHE STRING "GPU architecture for amdgcn, e.g. gfx90a or gfx942 (empty: ask amdgpu-arch)")
 set(COURSE_AMDGCN_EXTRA_FLAGS "" CACHE STRING "Extra flags for amdgcn builds (e.g. --rocm-device-lib-path=...)")
@@ -369,8 +377,6 @@ function(course_add_lesson number folder)
   # names course_common itself.
   # kernels(<name> <dir>): the student's files taken from <dir> (lessons/ or
   # solutions/), as objects; headers always come from the lesson folder.
-  # The student track needs no solutions/ (a self-learner may delete it to
-  # avoid temptation); the solutions track does.
   foreach(_s IN LISTS arg_SOURCES)
     if(COURSE_TRACK STREQUAL "solutions" AND NOT EXISTS "${solution_dir}/${_s}")
       message(FATAL_ERROR "lesson ${number}: solutions/${folder}/${_s} is missing (every file a student edits has its finished copy there)")
