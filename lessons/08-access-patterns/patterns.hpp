@@ -128,6 +128,23 @@ inline void copy_vector(const std::uint8_t *src, std::uint8_t *dst) {
   *reinterpret_cast<V *>(dst) = *reinterpret_cast<const V *>(src);
 }
 
+/// The N-byte value copy_vector<N> moves, for code that loads several before
+/// storing any (same alignment rule).
+template <int N>
+using Vector = typename detail::bytes_vector<N>::type;
+
+/// One N-byte load from @p src (N-byte aligned).
+template <int N>
+inline Vector<N> load_vector(const std::uint8_t *src) {
+  return *reinterpret_cast<const Vector<N> *>(src);
+}
+
+/// One N-byte store of @p v to @p dst (N-byte aligned).
+template <int N>
+inline void store_vector(std::uint8_t *dst, Vector<N> v) {
+  *reinterpret_cast<Vector<N> *>(dst) = v;
+}
+
 /// Simple: one thread per pixel.
 void copy_simple(const Image &im, const std::uint8_t *src, std::uint8_t *dst, Launch launch);
 

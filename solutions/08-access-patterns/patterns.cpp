@@ -50,10 +50,19 @@ void copy_row_block(const Image &im, const std::uint8_t *src, std::uint8_t *dst,
     map(to : src[0:n]) map(from : dst[0:n])
   for (int j = 0; j < ny; ++j)
     for (int i = 0; i < nx; ++i) {
-      const int y0 = j * N, y1 = y0 + N < H ? y0 + N : H;
-      for (int y = y0; y < y1; ++y) {
-        const std::size_t at = y * P + static_cast<std::size_t>(i) * N;
-        copy_vector<N>(src + at, dst + at);
+      const int y0 = j * N;
+      const std::size_t at = y0 * P + static_cast<std::size_t>(i) * N;
+      if (y0 + N <= H) {
+        // A whole block: all N loads go out before the first store, so N
+        // loads are in flight at once. The compiler cannot reorder them
+        // itself: for all it knows a store to dst could change src.
+        Vector<N> rows[N];
+#pragma unroll
+        for (int r = 0; r < N; ++r) rows[r] = load_vector<N>(src + at + r * P);
+#pragma unroll
+        for (int r = 0; r < N; ++r) store_vector<N>(dst + at + r * P, rows[r]);
+      } else {
+        for (int y = y0; y < H; ++y) copy_vector<N>(src + y * P + i * N, dst + y * P + i * N);
       }
     }
   // END SOLUTION
