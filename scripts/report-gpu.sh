@@ -20,7 +20,8 @@
 #                test to fail; one verdict line per step
 #   GPU node:  scripts/report-gpu.sh sanitize RUNTIME.tar.xz BUNDLE[.tar.xz]
 #                compute-sanitizer memcheck and racecheck over every lesson's
-#                solution tests ("[correctness]"); one verdict line each
+#                solution tests ("[correctness]"); one verdict line each; then
+#                racecheck over lesson 5 with step 5.2 undone (must be caught)
 #   GPU node:  scripts/report-gpu.sh run RUNTIME.tar.xz BUNDLE[.tar.xz] [report options]
 #                unpacks the runtime (as scripts/gpu-node.sh does), builds
 #                course_sgemm with nvcc + cuBLAS when the bundle's cannot run
@@ -32,7 +33,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "report-gpu.sh: error: $*" >&2; exit 2; }
-usage() { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # A bundle given as BUNDLE.tar.xz is unpacked once into $COURSE_BUNDLE_DIR;
 # prints the bundle's folder.
@@ -183,6 +184,23 @@ PYEOF
       done
     done
     [ "$bad" = 0 ] && echo "report-gpu.sh: every lesson's solution tests are clean under memcheck and racecheck"
+    # The other direction: a race the tool must report. Lesson 5 with step 5.2
+    # undone (its two barriers removed), when the bundle holds the step programs.
+    m=$(ls "$bundle"/lessons/*/lesson05_step5_2_test 2>/dev/null | head -1 || true)
+    if [ -n "$m" ]; then
+      t0=$SECONDS; rc=0
+      log=$(LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD=0 timeout 300 "$repo/scripts/gpu-node.sh" "$pack" "$cs" \
+            --tool racecheck --error-exitcode 86 "$m" "[correctness]" 2>&1) || rc=$?
+      summary=$(printf '%s\n' "$log" | grep -E 'RACECHECK SUMMARY' | tail -1 || true)
+      case "$rc" in
+        86) verdict="caught: racecheck reports hazards" ;;
+        0) verdict="NOT CAUGHT: racecheck clean and the tests pass"; bad=$((bad + 1)) ;;
+        124) verdict="timed out (300 s)"; bad=$((bad + 1)) ;;
+        *) verdict="caught by the tests (exit $rc)" ;;
+      esac
+      echo "report-gpu.sh: racecheck lesson05_step5_2_test (no barriers): $verdict in $((SECONDS - t0)) s; ${summary:-no summary}"
+      printf '%s\n' "$log" | grep -E -m4 '=========  (Error|Warning)|failed' | sed 's/^/    /' || true
+    fi
     [ "$bad" = 0 ]
     ;;
   run)
