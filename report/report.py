@@ -104,6 +104,10 @@ def parse_args(argv):
                    help="seconds allowed per program (default 120 tiny, 900 otherwise)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--no-starters", action="store_true", help="do not run the untouched starters")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the rows of each lesson program that finished in an earlier run into the same --out "
+                        "folder and run only the others (the ceilings always run again): for a job cut by a time "
+                        "limit")
     p.add_argument("--validate-only", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--no-build-check", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
@@ -176,6 +180,27 @@ def child_env():
     return env
 
 
+FINISHED = "# report: finished:"
+
+
+def finished_before(step, logdir):
+    """The rows of a lesson program that ran to its end in an earlier run into this folder, else None."""
+    log = os.path.join(logdir, os.path.basename(step.csv).replace(".csv", ".log"))
+    try:
+        with open(log, errors="replace") as f:
+            last = [ln for ln in f if ln.strip()][-1]
+    except (OSError, IndexError):
+        return None
+    m = re.match(re.escape(FINISHED) + r" exit (-?\d+) in ([\d.]+) s", last)
+    if not m or not os.path.exists(step.csv):
+        return None
+    rc = int(m.group(1))
+    if rc < 0 or rc >= 124:   # cut short (timed out, killed, could not start): run it again
+        return None
+    step.log, step.rc, step.seconds = log, rc, float(m.group(2))
+    return read_rows(step)
+
+
 def run_step(step, k, total, timeout, logdir):
     shown = " ".join([os.path.basename(step.program)] + [shlex.quote(x) for x in step.args])
     sys.stdout.write(f"[{k:>{len(str(total))}}/{total}] {step.label}: {shown} ... ")
@@ -218,6 +243,8 @@ def run_step(step, k, total, timeout, logdir):
     if step.error:
         extra += f" ({step.error})"
     print(f"{step.seconds:.1f} s, {len(rows)} rows, {verdict}{extra}", flush=True)
+    with open(step.log, "a") as log:   # what --resume looks for: how the program ended
+        log.write(f"{FINISHED} exit {step.rc} in {step.seconds:.1f} s\n")
     return rows
 
 
@@ -804,7 +831,13 @@ def main(argv):
         # a note about missing presets once per program, not again for its second run
         step.args = size_args(opts, args.mode, notes if name not in asked else [], name) + step.args
         asked.add(name)
-        srows = run_step(step, k, len(steps), args.timeout, logdir)
+        srows = finished_before(step, logdir) if args.resume and step.lesson else None
+        if srows is not None:
+            print(f"[{k}/{len(steps)}] {step.label}: kept from an earlier run ({step.seconds:.1f} s, {len(srows)} rows, "
+                  f"exit {step.rc})", flush=True)
+            notes.append(f"{step.label}: rows kept from an earlier run into this folder (--resume)")
+        else:
+            srows = run_step(step, k, len(steps), args.timeout, logdir)
         if step.rc != 0 and not srows and step.lesson:
             # The program died before writing rows: one FAILED row says so in the CSV too.
             srows = [dict(lesson=step.lesson, experiment="(program)", variant=step.run, size="", time_ms=0.0,

@@ -29,7 +29,7 @@
 #                set, copies report.md, the PNGs and a tarball of everything
 #                (report.csv, logs, per-program CSV, plots) into $OUT.
 #
-# Report options: --tiny | --full, --lessons 1,3, --out DIR, --timeout S, --no-plots, --no-starters.
+# Report options: --tiny | --full, --lessons 1,3, --out DIR, --timeout S, --no-plots, --no-starters, --resume.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "report-gpu.sh: error: $*" >&2; exit 2; }

@@ -10,7 +10,7 @@
 #   scripts/report.sh --build DIR           another build folder (an existing one keeps its settings)
 #   scripts/report.sh --device host|nvptx   where target regions run (default auto: a GPU if found)
 #   scripts/report.sh --no-build            run from what DIR already holds
-#   report options, passed on: --lessons 1,3  --out DIR  --timeout S  --no-plots  --no-starters
+#   report options, passed on: --lessons 1,3  --out DIR  --timeout S  --no-plots  --no-starters  --resume
 #
 # Exit status: 0 every variant verified; 1 something FAILED (the report still
 # finishes the rest); 2 bad arguments.

@@ -179,6 +179,32 @@ TEST_CASE("soft clip copies y back from the device", "[lesson3][correctness][omp
   SUCCEED();
 }
 
+// The 4-byte rule leaves a fingerprint in the numbers, so it is graded on
+// every device, not only where it changes the speed (on a GPU it does not: a
+// double divide and square root per element still wait on memory). The
+// starter's line computes x*x in float and the rest in double, then rounds
+// once; a float version rounds at every operation and so differs from it in
+// the last bit for about a third of inputs (32 % for [-4, 4) on x86-64,
+// whether or not 1 + x*x becomes one fused multiply-add). Every element equal
+// to the starter's formula means the double is still there.
+TEST_CASE("soft clip computes in float and not in double (the 4-byte rule)", "[lesson3][correctness]") {
+  const int n = 1 << 16;
+  const auto x = inputs(n);
+  course::aligned_vector<float> y(static_cast<std::size_t>(n));
+  lesson3::soft_clip_all(n, x.data(), y.data());
+  int same = 0;
+  for (int i = 0; i < n; ++i) {
+    const float xi = x[i];
+    same += y[i] == static_cast<float>(xi / std::sqrt(1.0 + static_cast<double>(xi * xi)));
+  }
+  INFO("soft_clip_all n=" << n << ": " << same << " of " << n
+                          << " results equal, bit for bit, the starter's double-precision formula");
+  if (same == n)
+    FAIL("every result is the one the starter's double-precision line gives: soft_clip still computes in double. "
+         "Step 3.2 (b): which literal on that line is a double? (README, Concepts: 4. 4-byte types)");
+  SUCCEED();
+}
+
 TEST_CASE("soft clip at n = 1", "[lesson3][correctness]") { check_clip(1); }
 TEST_CASE("soft clip at prime n = 31", "[lesson3][correctness]") { check_clip(31); }
 TEST_CASE("soft clip at n = 1003 (not a multiple of any vector width)", "[lesson3][correctness]") { check_clip(1003); }
