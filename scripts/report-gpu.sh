@@ -140,7 +140,7 @@ PYEOF
       out=$(timeout "${COURSE_STEP_TIMEOUT:-240}" "$repo/scripts/gpu-node.sh" "$pack" "$prog" --order decl --abort \
             --reporter compact 2>&1) || rc=$?
       first=$(printf '%s\n' "$out" | grep -m1 -E ': failed: |CRASH:' | cut -c1-220 || true)
-      elsewhere=$(grep -h -o "STEP-ELSEWHERE($step, gpu): [^:]*" "$repo"/tests/lesson${nn}_*.cpp 2>/dev/null | head -1 || true)
+      elsewhere=$(grep -h -o "STEP-ELSEWHERE($step, gpu): .*" "$repo"/tests/lesson${nn}_*.cpp 2>/dev/null | head -1 || true)
       if [ "$rc" = 124 ]; then
         verdict="caught (hang: no answer in ${COURSE_STEP_TIMEOUT:-240} s)"
       elif [ "$rc" -ge 1 ] && [ "$rc" -le 254 ]; then
