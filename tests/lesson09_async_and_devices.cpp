@@ -404,7 +404,7 @@ TEST_CASE("device memory at n = 4194304 on the last device", "[lesson9][correctn
 
 // ---- 9.3 correctness ------------------------------------------------------------------
 
-// STEP-ELSEWHERE(9.3, gpu): lesson9: on a node with one GPU the undone step is a correct one-device program (one share, one report, filled on the device), so no test there can tell; the host device's four devices and any node with two GPUs or more catch it
+// STEP-ELSEWHERE(9.3, gpu): lesson9: on a node with one GPU the undone step is a correct one-device program (one share, one report, filled on the device), so no test there can tell, and the host device's four devices and any node with two GPUs or more catch it
 // The host device offers 4 devices (LLVM 19's x86-64 plugin); a node offers
 // its GPUs. Every count from 1 to all of them is tried, so the split is right
 // for 1, 2, 3 and 4 devices wherever there are that many.
