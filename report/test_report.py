@@ -4,7 +4,9 @@
     test_report.py --build BUILD --out DIR    the report runs end to end at --tiny
                                               sizes; its CSV has rows for every
                                               lesson program in the build, each
-                                              run at its own declared sizes
+                                              run at its own declared sizes; then
+                                              --resume keeps the finished programs
+                                              and runs one cut short again
     test_report.py --build BUILD --bad-arguments
                                               bad arguments: one line, exit 2
     test_report.py --old-rows                 rows of a program that fills only
@@ -131,6 +133,34 @@ def end_to_end(build, out):
             check(ok, f"plot {png} is a PNG")
     else:
         check("plots skipped" in text, "without matplotlib the report says it skipped the plots")
+    resume(build, out, programs, allowed)
+
+
+def resume(build, out, programs, allowed):
+    """--resume into the same folder keeps every program that finished and runs again one that was cut short."""
+    if not programs:
+        return
+    cut = min(programs)
+    log = os.path.join(out, "logs", f"lesson{cut:02d}.log")
+    text = open(log).read() if os.path.exists(log) else ""
+    check("# report: finished: exit " in text, f"{log} ends with the line --resume looks for")
+    with open(log, "a") as f:   # as if a time limit had cut this program
+        f.write("# report: finished: exit 124 in 1.0 s\n")
+    cmd = [sys.executable, REPORT, "--build", build, "--tiny", "--out", out, "--timeout", "300", "--resume"]
+    print("$ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    sys.stdout.write(p.stdout[-3000:])
+    check(p.returncode in allowed, f"--resume: exit status {p.returncode} in {allowed}")
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("[")]
+    kept = [ln for ln in lines if "kept from an earlier run" in ln]
+    rerun = [ln for ln in lines if f"lesson {cut} " in ln and "kept" not in ln and " s, " in ln]
+    ceilings = [ln for ln in lines if "ceilings" in ln and " s, " in ln]
+    want = sum(1 + bool(has_starter) for has_starter in programs.values()) - 1
+    check(len(kept) == want, f"--resume kept {len(kept)} finished lesson programs (expected {want})")
+    check(len(rerun) == 1, f"--resume ran lesson {cut}, cut short before, again ({len(rerun)} runs)")
+    check(len(ceilings) == 2, f"--resume measured the ceilings again, start and end ({len(ceilings)} runs)")
+    md = os.path.join(out, "report.md")
+    check("(--resume)" in (open(md).read() if os.path.exists(md) else ""), "report.md notes the kept rows")
 
 
 def bad_arguments(build):
