@@ -21,7 +21,8 @@
 #   GPU node:  scripts/report-gpu.sh sanitize RUNTIME.tar.xz BUNDLE[.tar.xz]
 #                compute-sanitizer memcheck and racecheck over every lesson's
 #                solution tests ("[correctness]"); one verdict line each; then
-#                racecheck over lesson 5 with step 5.2 undone (must be caught)
+#                racecheck over lesson 5 with step 5.2 undone (must be caught);
+#                COURSE_SANITIZE_TIMEOUT=S seconds per program (default 300)
 #   GPU node:  scripts/report-gpu.sh run RUNTIME.tar.xz BUNDLE[.tar.xz] [report options]
 #                unpacks the runtime (as scripts/gpu-node.sh does), builds
 #                course_sgemm with nvcc + cuBLAS when the bundle's cannot run
@@ -33,7 +34,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "report-gpu.sh: error: $*" >&2; exit 2; }
-usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # A bundle given as BUNDLE.tar.xz is unpacked once into $COURSE_BUNDLE_DIR;
 # prints the bundle's folder.
@@ -159,6 +160,8 @@ PYEOF
     ;;
   sanitize)
     [ $# -eq 2 ] || die "usage: report-gpu.sh sanitize RUNTIME.tar.xz BUNDLE"
+    st=${COURSE_SANITIZE_TIMEOUT:-300}   # seconds per program under one tool
+    [[ $st =~ ^[1-9][0-9]*$ ]] || die "COURSE_SANITIZE_TIMEOUT must be a whole number of seconds, got '$st'"
     pack=$1; [ -f "$pack" ] || die "runtime pack '$pack' not found"
     bundle=$(unpack "$2")
     cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
@@ -170,13 +173,13 @@ PYEOF
       for tool in memcheck racecheck; do
         t0=$SECONDS; rc=0
         # The course's test environment, as ctest gives it (gpu-node.sh sets the runtime).
-        log=$(LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD=0 timeout 300 "$repo/scripts/gpu-node.sh" "$pack" "$cs" \
+        log=$(LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD=0 timeout "$st" "$repo/scripts/gpu-node.sh" "$pack" "$cs" \
               --tool "$tool" --error-exitcode 86 "$prog" "[correctness]" 2>&1) || rc=$?
         summary=$(printf '%s\n' "$log" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1 || true)
         case "$rc" in
           0) verdict=clean ;;
           86) verdict="ERRORS"; bad=$((bad + 1)) ;;
-          124) verdict="timed out (300 s)"; bad=$((bad + 1)) ;;
+          124) verdict="timed out ($st s)"; bad=$((bad + 1)) ;;
           *) verdict="tests failed under the tool (exit $rc)"; bad=$((bad + 1)) ;;
         esac
         echo "report-gpu.sh: $tool $name: $verdict in $((SECONDS - t0)) s; ${summary:-no summary}"
@@ -189,13 +192,13 @@ PYEOF
     m=$(ls "$bundle"/lessons/*/lesson05_step5_2_test 2>/dev/null | head -1 || true)
     if [ -n "$m" ]; then
       t0=$SECONDS; rc=0
-      log=$(LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD=0 timeout 300 "$repo/scripts/gpu-node.sh" "$pack" "$cs" \
+      log=$(LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD=0 timeout "$st" "$repo/scripts/gpu-node.sh" "$pack" "$cs" \
             --tool racecheck --error-exitcode 86 "$m" "[correctness]" 2>&1) || rc=$?
       summary=$(printf '%s\n' "$log" | grep -E 'RACECHECK SUMMARY' | tail -1 || true)
       case "$rc" in
         86) verdict="caught: racecheck reports hazards" ;;
         0) verdict="NOT CAUGHT: racecheck clean and the tests pass"; bad=$((bad + 1)) ;;
-        124) verdict="timed out (300 s)"; bad=$((bad + 1)) ;;
+        124) verdict="timed out ($st s)"; bad=$((bad + 1)) ;;
         *) verdict="caught by the tests (exit $rc)" ;;
       esac
       echo "report-gpu.sh: racecheck lesson05_step5_2_test (no barriers): $verdict in $((SECONDS - t0)) s; ${summary:-no summary}"
