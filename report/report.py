@@ -183,9 +183,14 @@ def child_env():
 FINISHED = "# report: finished:"
 
 
+def log_path(step, logdir):
+    """Where a step's output goes: logs/NAME.log beside csv/NAME.csv."""
+    return os.path.join(logdir, os.path.basename(step.csv).replace(".csv", ".log"))
+
+
 def finished_before(step, logdir):
     """The rows of a lesson program that ran to its end in an earlier run into this folder, else None."""
-    log = os.path.join(logdir, os.path.basename(step.csv).replace(".csv", ".log"))
+    log = log_path(step, logdir)
     try:
         with open(log, errors="replace") as f:
             last = [ln for ln in f if ln.strip()][-1]
@@ -207,7 +212,7 @@ def run_step(step, k, total, timeout, logdir):
     sys.stdout.flush()
     if os.path.exists(step.csv):
         os.remove(step.csv)
-    step.log = os.path.join(logdir, os.path.basename(step.csv).replace(".csv", ".log"))
+    step.log = log_path(step, logdir)
     t0 = time.monotonic()
     with open(step.log, "w") as log:
         log.write(f"$ {step.program} {' '.join(shlex.quote(a) for a in step.args + ['--csv', step.csv])}\n")

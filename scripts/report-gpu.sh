@@ -167,15 +167,20 @@ PYEOF
     cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
     [ -n "$cs" ] || die "no compute-sanitizer on this node (it comes with the CUDA toolkit)"
     echo "report-gpu.sh: bundle built at $(cat "$bundle/report/commit.txt" 2>/dev/null || echo '?'); $("$cs" --version | tail -1)"
+    # One program's "[correctness]" tests under one tool, in the course's test
+    # environment as ctest gives it (gpu-node.sh sets the runtime): sets rc, log, summary.
+    under_tool() {
+      rc=0
+      log=$(LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD=0 timeout "$st" "$repo/scripts/gpu-node.sh" "$pack" "$cs" \
+            --tool "$1" --error-exitcode 86 "$2" "[correctness]" 2>&1) || rc=$?
+      summary=$(printf '%s\n' "$log" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1 || true)
+    }
     bad=0
     for prog in "$bundle"/lessons/*/lesson[0-9][0-9]_test; do
       name=$(basename "$prog")
       for tool in memcheck racecheck; do
-        t0=$SECONDS; rc=0
-        # The course's test environment, as ctest gives it (gpu-node.sh sets the runtime).
-        log=$(LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD=0 timeout "$st" "$repo/scripts/gpu-node.sh" "$pack" "$cs" \
-              --tool "$tool" --error-exitcode 86 "$prog" "[correctness]" 2>&1) || rc=$?
-        summary=$(printf '%s\n' "$log" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1 || true)
+        t0=$SECONDS
+        under_tool "$tool" "$prog"
         case "$rc" in
           0) verdict=clean ;;
           86) verdict="ERRORS"; bad=$((bad + 1)) ;;
@@ -191,10 +196,8 @@ PYEOF
     # undone (its two barriers removed), when the bundle holds the step programs.
     m=$(ls "$bundle"/lessons/*/lesson05_step5_2_test 2>/dev/null | head -1 || true)
     if [ -n "$m" ]; then
-      t0=$SECONDS; rc=0
-      log=$(LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD=0 timeout "$st" "$repo/scripts/gpu-node.sh" "$pack" "$cs" \
-            --tool racecheck --error-exitcode 86 "$m" "[correctness]" 2>&1) || rc=$?
-      summary=$(printf '%s\n' "$log" | grep -E 'RACECHECK SUMMARY' | tail -1 || true)
+      t0=$SECONDS
+      under_tool racecheck "$m"
       case "$rc" in
         86) verdict="caught: racecheck reports hazards" ;;
         0) verdict="NOT CAUGHT: racecheck clean and the tests pass"; bad=$((bad + 1)) ;;
