@@ -20,7 +20,8 @@
 #                test to fail; one verdict line per step
 #   GPU node:  scripts/report-gpu.sh sanitize RUNTIME.tar.xz BUNDLE[.tar.xz]
 #                compute-sanitizer memcheck and racecheck over every lesson's
-#                solution tests ("[correctness]"); one verdict line each; then
+#                solution tests ("[correctness]"; racecheck leaves out the
+#                cases tagged [racecheck-slow] and lists them); one verdict line each; then
 #                racecheck over lesson 5 with step 5.2 undone (must be caught);
 #                COURSE_SANITIZE_TIMEOUT=S seconds per program (default 300)
 #   GPU node:  scripts/report-gpu.sh run RUNTIME.tar.xz BUNDLE[.tar.xz] [report options]
@@ -169,10 +170,13 @@ PYEOF
     echo "report-gpu.sh: bundle built at $(cat "$bundle/report/commit.txt" 2>/dev/null || echo '?'); $("$cs" --version | tail -1)"
     # One program's "[correctness]" tests under one tool, in the course's test
     # environment as ctest gives it (gpu-node.sh sets the runtime): sets rc, log, summary.
+    # racecheck leaves out the cases tagged [racecheck-slow] (cmake/CourseSanitize.cmake says why).
     under_tool() {
       rc=0
+      local filter="[correctness]"
+      [ "$1" = racecheck ] && filter="[correctness]~[racecheck-slow]"
       log=$(LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD=0 timeout "$st" "$repo/scripts/gpu-node.sh" "$pack" "$cs" \
-            --tool "$1" --error-exitcode 86 "$2" "[correctness]" 2>&1) || rc=$?
+            --tool "$1" --error-exitcode 86 "$2" "$filter" 2>&1) || rc=$?
       summary=$(printf '%s\n' "$log" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1 || true)
     }
     bad=0
@@ -188,6 +192,10 @@ PYEOF
           *) verdict="tests failed under the tool (exit $rc)"; bad=$((bad + 1)) ;;
         esac
         echo "report-gpu.sh: $tool $name: $verdict in $((SECONDS - t0)) s; ${summary:-no summary}"
+        if [ "$tool" = racecheck ]; then
+          "$repo/scripts/gpu-node.sh" "$pack" "$prog" --list-tests "[correctness][racecheck-slow]" 2>/dev/null |
+            sed -n 's/^  \([^ ].*\)$/    left out of racecheck ([racecheck-slow]): \1/p' || true
+        fi
         [ "$rc" = 0 ] || printf '%s\n' "$log" | grep -E -m6 '=========  |failed' | sed 's/^/    /' || true
       done
     done
