@@ -288,8 +288,9 @@ function(_course_sanitize_tests)
       add_test(NAME "${_test}"
                COMMAND "${COURSE_COMPUTE_SANITIZER}" --tool ${_tool} --error-exitcode 86
                        $<TARGET_FILE:${_program}> "${_filter}")
+      # Every buffer a fresh allocation (see LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD above).
       set_tests_properties("${_test}" PROPERTIES LABELS "sanitize;sanitize-${_tool}"
-        ENVIRONMENT "${COURSE_TEST_ENVIRONMENT}" FAIL_REGULAR_EXPRESSION "${COURSE_SANITIZE_FAIL_REGEX}"
+        ENVIRONMENT "${COURSE_TEST_ENVIRONMENT};LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD=0" FAIL_REGULAR_EXPRESSION "${COURSE_SANITIZE_FAIL_REGEX}"
         TIMEOUT ${COURSE_TEST_TIMEOUT})
     endforeach()
   endforeach()
