@@ -132,7 +132,7 @@ PYEOF
     pack=$1; [ -f "$pack" ] || die "runtime pack '$pack' not found"
     bundle=$(unpack "$2")
     echo "report-gpu.sh: bundle built at $(cat "$bundle/report/commit.txt" 2>/dev/null || echo '?')"
-    n=0; missed=0
+    n=0; missed=0; declared=0
     for prog in "$bundle"/lessons/*/lesson[0-9][0-9]_step*_test; do
       [ -x "$prog" ] || continue
       name=$(basename "$prog"); nn=${name:6:2}
@@ -148,7 +148,7 @@ PYEOF
       elif [ "$rc" -ge 1 ] && [ "$rc" -le 254 ]; then
         verdict="caught"
       elif [ -n "$elsewhere" ]; then
-        verdict="graded elsewhere (${elsewhere#*: })"
+        verdict="graded elsewhere (${elsewhere#*: })"; declared=$((declared + 1))
       else
         verdict="NOT CAUGHT: every test passes with step $step undone"; missed=$((missed + 1))
       fi
@@ -156,7 +156,7 @@ PYEOF
       [ -n "$first" ] && echo "    ${first#*$repo/}"
     done
     [ "$n" -gt 0 ] || die "the bundle holds no step programs: build them with 'cmake --build BUILD --target lessonNN_steps' and pack again"
-    echo "report-gpu.sh: $((n - missed)) of $n steps caught on this device"
+    echo "report-gpu.sh: $((n - missed - declared)) of $n steps caught on this device, $declared graded elsewhere (declared), $missed not caught"
     [ "$missed" = 0 ]
     ;;
   sanitize)
