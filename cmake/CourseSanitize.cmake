@@ -60,9 +60,9 @@ execute_process(COMMAND "${CMAKE_CXX_COMPILER}" -print-resource-dir OUTPUT_VARIA
                 OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 foreach(_san asan tsan)
   string(TOUPPER "${_san}" _SAN)
-  find_file(COURSE_${_SAN}_RUNTIME NAMES libclang_rt.${_san}-x86_64.so libclang_rt.${_san}.so NO_DEFAULT_PATH
-            PATHS "${_course_resource}/lib/linux" "${_course_resource}/lib/x86_64-unknown-linux-gnu"
-                  "${_course_resource}/lib/x86_64-pc-linux-gnu")
+  find_file(COURSE_${_SAN}_RUNTIME NAMES libclang_rt.${_san}-${COURSE_HOST_CPU}.so libclang_rt.${_san}.so NO_DEFAULT_PATH
+            PATHS "${_course_resource}/lib/linux" "${_course_resource}/lib/${COURSE_HOST_CPU}-unknown-linux-gnu"
+                  "${_course_resource}/lib/${COURSE_HOST_CPU}-pc-linux-gnu" "${_course_resource}/lib/${_course_machine}")
 endforeach()
 get_filename_component(_course_llvm_bin "${COURSE_LLVM_LIBDIR}/../bin" ABSOLUTE)
 find_program(COURSE_LLVM_SYMBOLIZER NAMES llvm-symbolizer llvm-symbolizer-${CMAKE_CXX_COMPILER_VERSION_MAJOR}

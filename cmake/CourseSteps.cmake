@@ -65,7 +65,7 @@ function(course_add_steps number nn folder)
     set(_name "lesson${number}: step ${_step} is graded")
     add_test(NAME "${_name}"
              COMMAND "${CMAKE_COMMAND}" -DPROGRAM=$<TARGET_FILE:lesson${nn}_step${_s}_test> "-DWHAT=step ${_step}"
-                     -DLESSON=${number} -DTIMEOUT=${COURSE_STEP_TIMEOUT} ${_extra}
+                     -DLESSON=${number} -DTIMEOUT=${COURSE_STEP_TIMEOUT} -DEMULATED=${COURSE_EMULATED} ${_extra}
                      "-DBUILD=${CMAKE_BINARY_DIR}" -DBUILD_TARGET=lesson${nn}_step${_s}_test
                      -P "${PROJECT_SOURCE_DIR}/cmake/expect-failure.cmake")
     # The build inside the test takes the build lock (see "lessonN: build").

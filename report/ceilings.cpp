@@ -43,6 +43,12 @@
 #include "course/results.hpp"
 #include "course/timing.hpp"
 
+#if defined(__aarch64__)
+#define COURSE_HOST_ISA "NEON with FMA"
+#else
+#define COURSE_HOST_ISA "SSE2, no FMA"
+#endif
+
 namespace {
 
 // A 16-byte element: one load and one store instruction move four floats
@@ -208,8 +214,19 @@ HostPeak host_fp32_peak() {
   const bool have_max = static_cast<bool>(fmax >> khz) && khz > 0;
   const double ghz = have_max ? khz / 1e6 : mhz / 1e3;
   auto has = [&](const char *f) { return flags.find(std::string(" ") + f + " ") != std::string::npos; };
+#if defined(__aarch64__)
+  // Arm: 128-bit NEON (4 FP32 lanes) with FMA in the base instruction set;
+  // the course builds without -march, so no SVE. Two FMA pipes assumed
+  // (Neoverse N1; Neoverse V2 and Apple cores have four: the peak is then 2x this).
+  (void)has;
+  const int lanes = 4;
+  const bool fma = true;
+  const char *isa = "neon";
+#else
   const int lanes = has("avx512f") ? 16 : has("avx2") || has("avx") ? 8 : 4;
   const bool fma = has("fma");
+  const char *isa = lanes == 16 ? "avx512f" : lanes == 8 ? "avx2" : "sse";
+#endif
   // Two FMA (or one add + one multiply) pipes per core, as on every x86
   // core since Haswell / Zen 2; some AVX-512 parts have one 512-bit pipe.
   const int flops_per_lane = fma ? 4 : 2;
@@ -222,7 +239,7 @@ HostPeak host_fp32_peak() {
   std::snprintf(how, sizeof how,
                 "%d cores x %.2f GHz (%s) x %d FP32 lanes (%s) x %s = %d flops per lane per cycle; not measured",
                 n_cores, ghz, have_max ? "cpuinfo_max_freq" : "cpu MHz now: turbo may be higher", lanes,
-                lanes == 16 ? "avx512f" : lanes == 8 ? "avx2" : "sse", fma ? "2 FMA pipes x 2" : "add + multiply",
+                isa, fma ? "2 FMA pipes x 2" : "add + multiply",
                 flops_per_lane);
   p.how = how;
   return p;
@@ -460,7 +477,7 @@ int main(int argc, char **argv) {
     details.push_back(row("ceiling detail", "host FP32 measured, this build's flags", "registers only", 0, best,
                           "GFLOP/s", best > 0,
                           "independent multiply-add chains on " + std::to_string(threads) +
-                              " host threads, compiled like the lessons (no -march: SSE2, no FMA); what the "
+                              " host threads, compiled like the lessons (no -march: " COURSE_HOST_ISA "); what the "
                               "lessons' code can reach, below the CPU's peak"));
   }
 

@@ -5,6 +5,12 @@
 #
 #   scripts/clean-room.sh [options] [-- COMMAND]
 #     --dist bookworm|trixie   Debian 12 (default) or Debian 13
+#     --arch amd64|arm64       the root's architecture (default: this machine's). A
+#                              foreign one runs under qemu-user emulation: needs
+#                              qemu-user-static and binfmt-support (see below); the
+#                              root's programs see COURSE_EMULATED=1
+#     --mirror URL             the Debian mirror debootstrap fetches from (default:
+#                              debootstrap's own); the root's apt uses it afterwards
 #     --bind PATH              also bind PATH of this machine read-only into the
 #                              root at the same place (e.g. /usr/local/cuda for
 #                              compile-only GPU builds); may repeat
@@ -24,7 +30,9 @@
 # COMMAND under chroot as root, logging to a file; unmounts everything and
 # removes the copy even when interrupted. Exit status: COMMAND's; 2 for bad
 # options; 3 when the root cannot be made. Needs root, debootstrap and
-# network access to deb.debian.org.
+# network access to a Debian mirror. A foreign --arch also needs the
+# kernel to run its binaries: apt-get install qemu-user-static binfmt-support
+# (this script mounts binfmt_misc and enables the handler when it can).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,14 +42,20 @@ reuse=""
 binds=()
 cache=${COURSE_CLEAN_ROOT_CACHE:-/var/cache/course-clean-room}
 cmd='scripts/install-deps.sh && cmake --workflow --preset solutions'
-mirror=${COURSE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+mirror=${COURSE_DEBIAN_MIRROR:-}   # empty: debootstrap's default
+host_arch=$(dpkg --print-architecture 2>/dev/null || echo unknown)
+arch=$host_arch
 
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "clean-room: error: $*" >&2; exit "${2:-2}"; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --dist) [ $# -ge 2 ] || die "--dist needs bookworm or trixie"; dist=$2; shift ;;
     --dist=*) dist=${1#*=} ;;
+    --arch) [ $# -ge 2 ] || die "--arch needs amd64 or arm64"; arch=$2; shift ;;
+    --arch=*) arch=${1#*=} ;;
+    --mirror) [ $# -ge 2 ] || die "--mirror needs a URL"; mirror=$2; shift ;;
+    --mirror=*) mirror=${1#*=} ;;
     --bind) [ $# -ge 2 ] || die "--bind needs a path"; binds+=("$2"); shift ;;
     --keep) keep=1 ;;
     --root) [ $# -ge 2 ] || die "--root needs a folder"; reuse=$2; shift ;;
@@ -55,23 +69,39 @@ done
 case "$dist" in bookworm|trixie) ;; *) die "--dist must be bookworm (Debian 12) or trixie (Debian 13), got '$dist'" ;; esac
 [ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, mount and chroot)" 3
 command -v debootstrap >/dev/null || die "debootstrap is not installed: apt-get install debootstrap" 3
+case "$arch" in amd64|arm64) ;; *) die "--arch must be amd64 or arm64, got '$arch'" ;; esac
 for b in "${binds[@]}"; do [ -e "$b" ] || die "--bind $b: no such path"; done
+emulated=""
+if [ "$arch" != "$host_arch" ]; then
+  # A foreign root runs through qemu-user: the kernel hands its binaries to
+  # qemu-<cpu> (binfmt_misc, registered with the F flag so it works in a chroot).
+  qcpu=$(case "$arch" in arm64) echo aarch64 ;; amd64) echo x86_64 ;; esac)
+  [ -e "/usr/libexec/qemu-binfmt/$qcpu-binfmt-P" ] || [ -x "/usr/bin/qemu-$qcpu-static" ] \
+    || die "--arch $arch on a $host_arch machine needs emulation: apt-get install qemu-user-static binfmt-support" 3
+  [ -e /proc/sys/fs/binfmt_misc/status ] || mount binfmt_misc -t binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null \
+    || die "cannot mount binfmt_misc (mount binfmt_misc -t binfmt_misc /proc/sys/fs/binfmt_misc)" 3
+  [ -e "/proc/sys/fs/binfmt_misc/qemu-$qcpu" ] || update-binfmts --enable "qemu-$qcpu" 2>/dev/null || true
+  grep -qx enabled "/proc/sys/fs/binfmt_misc/qemu-$qcpu" 2>/dev/null \
+    || die "the qemu-$qcpu binfmt handler is not enabled (update-binfmts --enable qemu-$qcpu)" 3
+  emulated=1
+fi
 
 mkdir -p "$cache/work"
-base="$cache/$dist-minbase.tar"
+name=$dist; [ "$arch" = "$host_arch" ] || name=$dist-$arch
+base="$cache/$name-minbase.tar"
 log_dir="$cache/logs"
 mkdir -p "$log_dir"
 stamp=$(date +%Y%m%d-%H%M%S)
-log="$log_dir/$dist-$stamp.log"
+log="$log_dir/$name-$stamp.log"
 
 # 1. The bare root, made once and cached: a root that was never touched.
 if [ ! -s "$base" ]; then
-  echo "clean-room: making a bare $dist root with debootstrap (once; cached in $base)"
+  echo "clean-room: making a bare $dist $arch root with debootstrap (once; cached in $base)"
   tmp=$(mktemp -d "$cache/work/debootstrap-XXXXXX")
-  if ! debootstrap --variant=minbase "$dist" "$tmp" "$mirror" >"$log_dir/debootstrap-$dist.log" 2>&1; then
-    tail -5 "$log_dir/debootstrap-$dist.log" >&2
+  if ! debootstrap --variant=minbase --arch "$arch" "$dist" "$tmp" ${mirror:+"$mirror"} >"$log_dir/debootstrap-$name.log" 2>&1; then
+    tail -5 "$log_dir/debootstrap-$name.log" >&2
     rm -rf "$tmp"
-    die "debootstrap $dist failed (log: $log_dir/debootstrap-$dist.log)" 3
+    die "debootstrap $dist ($arch) failed (log: $log_dir/debootstrap-$name.log)" 3
   fi
   tar -C "$tmp" -cf "$base.part" . && mv "$base.part" "$base"
   rm -rf "$tmp"
@@ -83,7 +113,7 @@ if [ -n "$reuse" ]; then
   root=$(cd "$reuse" && pwd)
   keep=1
 else
-  root=$(mktemp -d "$cache/work/$dist-XXXXXX")
+  root=$(mktemp -d "$cache/work/$name-XXXXXX")
 fi
 mounted=()
 cleanup() {
@@ -122,19 +152,19 @@ for b in "${binds[@]}"; do
 done
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 
-echo "clean-room: $dist root $root, tree $commit$([ "$tree" = HEAD ] || echo ' + uncommitted edits'), log $log"
+echo "clean-room: $dist $arch${emulated:+ (emulated)} root $root, tree $commit$([ "$tree" = HEAD ] || echo ' + uncommitted edits'), log $log"
 echo "clean-room: running: $cmd"
 t0=$SECONDS
 set +e
 chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
-  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin CI="${CI:-}" \
+  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin CI="${CI:-}" ${emulated:+COURSE_EMULATED=1} \
   /bin/bash -c "cd /root/course && { $cmd; }" >"$log" 2>&1
 rc=$?
 set -e
 if [ "$rc" -eq 0 ]; then
-  echo "clean-room: PASS on $dist in $((SECONDS - t0)) s (log: $log)"
+  echo "clean-room: PASS on $dist $arch in $((SECONDS - t0)) s (log: $log)"
 else
   tail -40 "$log"
-  echo "clean-room: FAIL (exit $rc) on $dist after $((SECONDS - t0)) s; the whole log: $log" >&2
+  echo "clean-room: FAIL (exit $rc) on $dist $arch after $((SECONDS - t0)) s; the whole log: $log" >&2
 fi
 exit "$rc"

@@ -21,10 +21,14 @@ if [ ! -d "$rt/llvm-rt" ]; then
   mkdir -p "$rt" && tar xJf "$pack" -C "$rt"
 fi
 export OMP_TARGET_OFFLOAD=MANDATORY
-if [ -x "$rt/llvm-rt/ld-linux-x86-64.so.2" ]; then
+# The packed loader (ld-linux-x86-64.so.2 or ld-linux-aarch64.so.1), named in LOADER.
+loader=""
+[ -f "$rt/llvm-rt/LOADER" ] && loader="$rt/llvm-rt/$(cat "$rt/llvm-rt/LOADER")"
+[ -n "$loader" ] || loader=$(ls "$rt"/llvm-rt/ld-linux-*.so.* 2>/dev/null | head -1)  # packs made before LOADER
+if [ -n "$loader" ] && [ -x "$loader" ]; then
   driver=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF; exit}')
   driver_dir=${driver:+$(dirname "$driver")}
-  exec "$rt/llvm-rt/ld-linux-x86-64.so.2" --library-path "$rt/llvm-rt${driver_dir:+:$driver_dir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"
+  exec "$loader" --library-path "$rt/llvm-rt${driver_dir:+:$driver_dir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"
 fi
 export LD_LIBRARY_PATH="$rt/llvm-rt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 exec "$@"

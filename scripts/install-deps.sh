@@ -62,6 +62,32 @@ case "$system" in
     say "warning: ${PRETTY_NAME:-this system} is not Debian 12 or 13; trying the Debian package names anyway" ;;
 esac
 
+# The Debian (or Ubuntu) mirror this system already uses, read from its apt
+# sources (one-line .list files and deb822 .sources files alike): a student
+# behind a university mirror or proxy stays on it. Prints the first archive
+# URI that serves the system's own release; nothing when none is found.
+system_mirror() {
+  local codename=${VERSION_CODENAME:-}
+  {
+    cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
+      | sed -n 's/^[[:space:]]*deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\{0,1\}\([^[:space:]]\+\)[[:space:]]\+\([^[:space:]]\+\).*/\2 \3/p'
+    # deb822: URIs and Suites of one stanza; stanzas are separated by blank lines.
+    awk 'BEGIN{RS=""} /(^|\n)Types:[^\n]*deb([ \t]|$|\n)/ {
+           u=""; st="";
+           n=split($0, l, "\n");
+           for (i=1;i<=n;i++) { if (l[i] ~ /^URIs:/) { sub(/^URIs:[ \t]*/, "", l[i]); split(l[i], a, /[ \t]+/); u=a[1] }
+                               if (l[i] ~ /^Suites:/) { sub(/^Suites:[ \t]*/, "", l[i]); st=l[i] } }
+           m=split(st, s, /[ \t]+/); for (j=1;j<=m;j++) if (u != "") print u, s[j] }' \
+      /etc/apt/sources.list.d/*.sources 2>/dev/null
+  } | awk -v c="$codename" '$2 == c { sub(/\/+$/, "", $1); print $1; exit }'
+}
+# Adds one apt source line built on the system's mirror; dies with the line to add by hand.
+mirror_line() {  # mirror_line SUITE COMPONENT
+  local m; m=$(system_mirror)
+  [ -n "$m" ] || die "cannot find the mirror of '${VERSION_CODENAME:-this release}' in /etc/apt/sources.list{,.d}: add 'deb <your mirror> $1 $2' to /etc/apt/sources.list.d/ yourself and run this again"
+  echo "deb $m $1 $2"
+}
+
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
   command -v sudo >/dev/null || die "not root and no sudo: run as root or install sudo"
@@ -99,8 +125,9 @@ if [ "${#need[@]}" -gt 0 ] || [ "${#need_llvm[@]}" -gt 0 ]; then
     # low default priority keeps every other package on Debian 13's own.
     list=/etc/apt/sources.list.d/course-trixie-backports.list
     if ! grep -rqs "trixie-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
-      say "enabling trixie-backports (for ${llvm_packages[*]}) in $list"
-      echo "deb http://deb.debian.org/debian trixie-backports main" | $sudo tee "$list" >/dev/null
+      line=$(mirror_line trixie-backports main)
+      say "enabling trixie-backports (for ${llvm_packages[*]}) in $list: $line"
+      echo "$line" | $sudo tee "$list" >/dev/null
     fi
   fi
   say "installing: ${need[*]} ${need_llvm[*]}"
@@ -138,13 +165,20 @@ int main() {
   return devices > 0 && !on_host ? 0 : 1;
 }
 EOF
-if ! "$cxx" -fopenmp -fopenmp-targets=x86_64-unknown-linux-gnu "$probe/probe.cpp" -o "$probe/probe" \
+# The host-offload device is this CPU: its triple follows the compiler's own
+# (x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu), as cmake/Course.cmake does.
+cpu=$("$cxx" -dumpmachine); cpu=${cpu%%-*}
+case "$cpu" in x86_64|aarch64) ;; *) die "$cxx targets $cpu: the course's host-offload device is built for x86_64 and aarch64 Linux only" ;; esac
+triple="$cpu-unknown-linux-gnu"
+if ! "$cxx" -fopenmp -fopenmp-targets="$triple" "$probe/probe.cpp" -o "$probe/probe" \
      -Wl,-rpath,"$libdir" >"$probe/log" 2>&1; then
   sed 's/^/  /' "$probe/log" >&2
-  die "$cxx cannot compile an OpenMP target region (is clang-tools-$llvm installed? it holds clang-offload-packager)"
+  hint="is clang-tools-$llvm installed? it holds clang-offload-packager"
+  grep -q "clang-offload-packager\|clang-linker-wrapper" "$probe/log" || hint="the compiler's messages are above"
+  die "$cxx cannot compile an OpenMP target region for $triple ($hint)"
 fi
-out=$(OMP_TARGET_OFFLOAD=MANDATORY "$probe/probe" 2>&1) || { echo "  $out" >&2; die "a target region compiled by $cxx does not run on the host-offload device"; }
-say "offload check: $out"
+out=$(OMP_TARGET_OFFLOAD=MANDATORY "$probe/probe" 2>&1) || { echo "  $out" >&2; die "a target region compiled by $cxx does not run on the host-offload device ($triple)"; }
+say "offload check ($triple): $out"
 
 if [ "$want_nvptx" = 1 ]; then
   prefix="$repo/.deps/cuda"
@@ -157,8 +191,8 @@ if [ "$want_nvptx" = 1 ]; then
     say "nvptx: $prefix already holds $("$prefix/bin/ptxas" --version | grep -o 'release [0-9.]*')"
   else
     case "$ID" in
-      debian) line="deb http://deb.debian.org/debian ${VERSION_CODENAME:-bookworm} non-free" ;;
-      ubuntu) line="deb http://archive.ubuntu.com/ubuntu ${VERSION_CODENAME:-noble} multiverse" ;;
+      debian) line=$(mirror_line "${VERSION_CODENAME:-bookworm}" non-free) ;;
+      ubuntu) line=$(mirror_line "${VERSION_CODENAME:-noble}" multiverse) ;;
       *) die "--nvptx knows Debian's and Ubuntu's nvidia-cuda-toolkit only; give configure -DCOURSE_CUDA_PATH=<CUDA <= 12.6> instead" ;;
     esac
     work=$(mktemp -d)

@@ -55,7 +55,7 @@ main=$(readlink -f "$libdir/libomptarget.so")
 libs=("$main" "$(readlink -f "$libdir/libomp.so.5")")
 # LLVM >= 20 may keep the device plugins in their own libraries.
 for p in "$libdir"/libomptarget.rtl.*.so*; do [ -e "$p" ] && libs+=("$(readlink -f "$p")"); done
-skip='^(libc|libm|libgcc_s|libstdc\+\+|ld-linux-x86-64|libz|libzstd|liblzma|libtinfo|libomp|libdl|libpthread|librt)\.so'
+skip='^(libc|libm|libgcc_s|libstdc\+\+|ld-linux[^.]*|libz|libzstd|liblzma|libtinfo|libomp|libdl|libpthread|librt)\.so'
 [ "$with_libc" = 1 ] && skip='^(libomp)\.so'
 for lib in "${libs[@]}"; do
   cp -L "$lib" "$rt/"
@@ -75,11 +75,15 @@ done
 mv "$rt/$(basename "$(readlink -f "$libdir/libomp.so.5")")" "$rt/libomp.so.5" 2>/dev/null || true
 ln -sf libomp.so.5 "$rt/libomp.so"
 if [ "$with_libc" = 1 ]; then
-  for lib in /lib64/ld-linux-x86-64.so.2 $(ldd "$main" | awk '/=> \//{print $3}'); do
+  # The dynamic loader: ld-linux-x86-64.so.2 or ld-linux-aarch64.so.1, whichever this host's libraries name.
+  loader=$(ldd "$main" | awk '$1 ~ /^\/.*ld-linux/ {print $1; exit}')
+  [ -n "$loader" ] || die "cannot find the dynamic loader in 'ldd $main'"
+  for lib in "$loader" $(ldd "$main" | awk '/=> \//{print $3}'); do
     base=$(basename "$lib")
     [ -e "$rt/$base" ] || cp -L "$lib" "$rt/$base"
   done
   ldd --version | head -1 > "$rt/GLIBC"
+  basename "$loader" > "$rt/LOADER"
 fi
 echo "$libdir" > "$rt/FROM"
 tar -C "$stage" -cf - llvm-rt | xz -T0 -6 > "$out"

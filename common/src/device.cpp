@@ -16,14 +16,17 @@
 namespace course {
 namespace {
 
+// x86 names its model; Arm Linux gives only the implementer and part numbers.
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(colon + 2);
-    }
+  std::string line, implementer, part;
+  auto value = [&] { auto colon = line.find(':'); return colon == std::string::npos ? std::string() : line.substr(colon + 2); };
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) return value();
+    if (line.rfind("CPU implementer", 0) == 0 && implementer.empty()) implementer = value();
+    if (line.rfind("CPU part", 0) == 0 && part.empty()) part = value();
+  }
+  if (!implementer.empty()) return "Arm CPU (implementer " + implementer + ", part " + part + ")";
   return "unknown CPU";
 }
 
@@ -124,9 +127,11 @@ OffloadProbe probe_offload() {
     arch = 2;
 #elif defined(__x86_64__)
     arch = 3;
+#elif defined(__aarch64__)
+    arch = 4;
 #endif
   }
-  static const char *names[] = {"unknown", "nvptx", "amdgcn", "x86_64"};
+  static const char *names[] = {"unknown", "nvptx", "amdgcn", "x86_64", "aarch64"};
   return {initial != 0, names[arch]};
 }
 

@@ -9,7 +9,7 @@ namespace course {
 
 /// The device target regions run on, as every test binary prints it.
 struct DeviceInfo {
-  std::string device_class;  ///< "host" (x86-64 host-offload device) or "gpu"
+  std::string device_class;  ///< "host" (the host-offload device: this CPU) or "gpu"
   std::string triple;        ///< offload target triple the code was built for
   std::string name;          ///< CPU model or GPU name
   int host_threads = 1;      ///< OpenMP threads available on the host (cores actually usable)
@@ -38,7 +38,7 @@ std::string device_banner();
 /// Where a trivial target region actually ran.
 struct OffloadProbe {
   bool ran_on_initial_device = true;  ///< omp_is_initial_device() inside the region
-  std::string compiled_for;           ///< "nvptx", "amdgcn", "x86_64" or "unknown"
+  std::string compiled_for;           ///< "nvptx", "amdgcn", "x86_64", "aarch64" or "unknown"
 };
 
 /// Runs one target region on the default device and reports where it ran.
