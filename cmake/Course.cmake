@@ -12,6 +12,7 @@
 
 include_guard(GLOBAL)
 include("${CMAKE_CURRENT_LIST_DIR}/CourseSteps.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/CourseMistakes.cmake")
 
 set(COURSE_DEVICE "auto" CACHE STRING "Where target regions run: host, nvptx, amdgcn or auto")
 set_property(CACHE COURSE_DEVICE PROPERTY STRINGS auto host nvptx amdgcn)
@@ -373,6 +374,11 @@ function(course_add_catch_tests target source)
       set_tests_properties("${arg_PREFIX}${_name}" PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE-SKIP:")
     else()
       add_test(NAME "${arg_PREFIX}${_name}" COMMAND ${target} "${_name}")
+      if("speedup" IN_LIST _taglist)
+        # A speed test that does not apply on this device class says why
+        # (COURSE_SKIP_SPEED in tests/support/course_test.hpp): CTest lists it skipped.
+        set_tests_properties("${arg_PREFIX}${_name}" PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE-SKIP:")
+      endif()
     endif()
     set_tests_properties("${arg_PREFIX}${_name}" PROPERTIES
       LABELS "${_taglist};${arg_LABELS}"
@@ -500,6 +506,7 @@ function(course_add_lesson number folder)
       list(APPEND _all lesson${nn}_starter)
     endif()
     course_add_steps(${number} ${nn} ${folder})
+    course_add_mistakes(${number} ${nn} ${folder})
   endif()
 
   # "lessonN: build": ctest -L lessonN first rebuilds the lesson, so the tests

@@ -23,12 +23,14 @@
 // Each is at most half of what the solution measured on that class.
 // lesson 3: simd vs the same device loop without it, n = 2^22 (host, timed by
 // CPU time) / 2^26 (gpu). Solution on host, 23 runs under load: norm 1.6-5.1x
-// (median 2.9x), soft clip 2.0-4.6x (median 3.0x); starter 1.0-1.1x. GPU: simd
-// maps to nothing, so "no slower" with room for timing noise (the norm's PTX
-// is identical; H200 at 2^22: 1.0x and 2.6x). docs/results/lesson03-simd.md.
+// (median 2.9x), soft clip 2.0-4.6x (median 3.0x); starter 1.0-1.1x. GPU: clang
+// maps simd to nothing (the norm's PTX is identical with and without it), so
+// the norm's speed is not graded there (its correctness tests grade step 3.1);
+// the soft clip gains from float over double: 1.3x on an H100 (2026-11-25),
+// so 1.15x, half that gain. docs/results/lesson03-simd.md.
 namespace thresholds {
-constexpr course::Threshold kNorm{"lesson3.norm", 1.2, 0.9, course::Scaling::fixed, 0};
-constexpr course::Threshold kSoftClip{"lesson3.soft_clip", 1.3, 0.9, course::Scaling::fixed, 0};
+constexpr course::Threshold kNorm{"lesson3.norm", 1.2, 1.0, course::Scaling::fixed, 0};  // gpu: not graded
+constexpr course::Threshold kSoftClip{"lesson3.soft_clip", 1.3, 1.15, course::Scaling::fixed, 0};
 }  // namespace thresholds
 
 namespace {
@@ -209,6 +211,9 @@ TEST_CASE("soft clip at n = 1003 (not a multiple of any vector width)", "[lesson
 TEST_CASE("soft clip at n = 2^20", "[lesson3][correctness]") { check_clip(1 << 20); }
 
 TEST_CASE("norm is faster than the device loop without simd at n = 2^22 (2^26 on a GPU)", "[lesson3][speedup]") {
+  if (course::device_info().is_gpu())
+    COURSE_SKIP_SPEED("lesson 3 norm: clang maps simd to nothing on a GPU (a thread is already one lane of a warp), "
+                      "so there is no speedup to ask for; the norm's correctness tests grade step 3.1 here");
   const int big = big_n();
   const auto x = inputs(big);
   const float *xp = x.data();

@@ -18,9 +18,10 @@
 // Speedup thresholds: this lesson's grading numbers, {host, gpu} (see course/grading.hpp).
 // Each is at most half of what the solution measured on that class.
 // lesson 7: SoA simulate (+ simd) vs the article's AoS kernel (n = 4096 host, 65536 gpu);
-// the solution measured 3.0-4.7x on the 2-core (busy) host, 1.8x on an H200.
+// the solution measured 3.0-4.7x on the 2-core (busy) host, 1.8x on an H200,
+// 1.7x on an H100 (2026-11-25): the gpu value asks for half that gain, 1.35x.
 namespace thresholds {
-constexpr course::Threshold kSoa{"lesson7.soa", 1.5, 0.9, course::Scaling::fixed, 0};
+constexpr course::Threshold kSoa{"lesson7.soa", 1.5, 1.35, course::Scaling::fixed, 0};
 }  // namespace thresholds
 
 namespace {

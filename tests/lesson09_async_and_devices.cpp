@@ -39,13 +39,13 @@
 // work-split tests. See docs/results/lesson09-async-and-devices.md.
 // H100 (2026-11-23, docs/results/lesson09-async-and-devices.md): the pipeline measured 1.10-1.19x (4 to 16
 // chunks, 2^26 elements, 512 terms): the copies from ordinary (pageable) host memory run at 7.5-12 GB/s and
-// the longest stage bounds a perfect pipeline at 1.64x. Half of that gain is no gain, so the GPU value is
-// "no slower" with room for noise (0.9); the task-graph test grades step 9.1 on every device (the untouched
+// the longest stage bounds a perfect pipeline at 1.64x. The GPU value asks for half of the smallest gain
+// measured, 1.05x; the task-graph test grades step 9.1 on every device (the untouched
 // step fails it on the H100 too). All devices vs one, two H200s (2026-11-23): 1.5x in this test, 1.54x in
 // lesson09 (2^26 elements, 512 terms; both halves share the host link's pageable copies); the threshold asks
 // for half of that gain, 1.25x. The host value is unused (not graded there).
 namespace thresholds {
-constexpr course::Threshold kPipeline{"lesson9.pipeline", 0.35, 0.9, course::Scaling::fixed, 0};
+constexpr course::Threshold kPipeline{"lesson9.pipeline", 0.35, 1.05, course::Scaling::fixed, 0};
 constexpr course::Threshold kAllDevices{"lesson9.all_devices", 1.0, 1.25, course::Scaling::fixed, 0};
 }  // namespace thresholds
 
@@ -450,13 +450,11 @@ TEST_CASE("the pipeline is faster than the synchronous version (copies overlap k
 // by the tests above (every device computed its share), not by time.
 TEST_CASE("all devices are faster than one", "[lesson9][speedup]") {
   const int devices = devices_here();
-  if (!on_gpu() || devices < 2) {
-    SUCCEED("not graded here: " + std::string(on_gpu() ? "one GPU, nothing to split across"
-                                                         : "the host device's devices share the same cores"));
-    std::printf("lesson 9 all devices: not graded on this machine (%s, %d device(s))\n",
-                on_gpu() ? "one GPU" : "host device", devices);
-    return;
-  }
+  if (!on_gpu() || devices < 2)
+    COURSE_SKIP_SPEED(std::string("lesson 9 all devices: not graded on this machine: ") +
+                      (on_gpu() ? "one GPU, nothing to split across"
+                                : "the host device's " + std::to_string(devices) +
+                                      " devices share the same cores; the work-split tests grade step 9.3 here"));
   const int n = 1 << 26, terms = 512;
   const Inputs in(n);
   std::vector<float> r0((std::size_t)n), r1((std::size_t)n);

@@ -30,7 +30,9 @@ T sum_impl(const T *x, std::size_t n, Launch launch) {
   // `parallel` constructs (launch.teams, launch.threads say how many to ask
   // for), and where a variable must be declared to exist once per team. Split
   // the elements by what the runtime granted (omp_get_num_teams(), ...), not
-  // by what you asked for: it may grant fewer.
+  // by what you asked for: it may grant fewer. Directly inside `teams`,
+  // OpenMP allows only `distribute`, `parallel` and `loop` regions (no
+  // `atomic`), so every add happens inside `parallel`.
 #pragma omp target teams distribute parallel for map(to : x[0:n]) map(tofrom : total)
   for (std::size_t i = 0; i < n; ++i) {
 #pragma omp atomic update

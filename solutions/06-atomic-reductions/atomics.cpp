@@ -24,8 +24,8 @@ T sum_impl(const T *x, std::size_t n, Launch launch) {
   T total = 0;  // a local: always copied to the device and back (map tofrom)
   // SOLUTION(6.1): one partial per team (declared in `teams`, outside
   // `parallel`), one private sum per thread; n/(teams x threads) plain adds
-  // per thread, then one team-local atomic per thread and one global atomic
-  // per team.
+  // per thread, then one team-local atomic per thread, a barrier, and one
+  // global atomic per team, made by one thread inside `parallel`.
 #pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads) map(to : x[0:n]) map(tofrom : total)
   {
     T team_total = 0;  // one per team: shared memory on a GPU
@@ -70,9 +70,16 @@ T sum_impl(const T *x, std::size_t n, Launch launch) {
                                             : block_sum(x + lo, hi - lo, std::size_t{tid}, std::size_t{nth});
 #pragma omp atomic update
       team_total += mine;
-    }  // implicit barrier: every thread's share is in team_total
+      // The global add stays inside `parallel`: only distribute, parallel
+      // and loop regions may sit directly in `teams` (an atomic there is an
+      // LLVM extension). After the barrier every share is in team_total, and
+      // thread 0 alone adds it.
+#pragma omp barrier
+      if (tid == 0) {
 #pragma omp atomic update
-    total += team_total;
+        total += team_total;
+      }
+    }
   }
   // END SOLUTION
   return total;

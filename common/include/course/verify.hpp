@@ -106,6 +106,20 @@ Check check_close(std::span<const T> got, std::span<const double> ref, double to
         << ref[bad] << ", got " << static_cast<double>(got[bad]);
   if (std::isnan(static_cast<double>(got[bad])))
     msg << " (NaN: the output starts as NaN, so this element was never written, or was added to instead of set)";
+  // Wrong only in a short tail (all of the last k, none before): the pattern
+  // of a loop bound or a rounded-down division that drops the remainder.
+  std::size_t first_wrong = got.size();
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (!std::isfinite(static_cast<double>(got[i])) || std::fabs(static_cast<double>(got[i]) - ref[i]) > bound(i)) {
+      first_wrong = i;
+      break;
+    }
+  bool tail = first_wrong > 0 && first_wrong < got.size() && got.size() - first_wrong <= 64;
+  for (std::size_t i = first_wrong; tail && i < got.size(); ++i)
+    tail = !std::isfinite(static_cast<double>(got[i])) || std::fabs(static_cast<double>(got[i]) - ref[i]) > bound(i);
+  if (tail)
+    msg << "; only the last " << got.size() - first_wrong << " element(s) are wrong, all of them (off by one at the "
+        << "end: a loop bound, or a division that rounds the remainder away?)";
   c.message = msg.str();
   return c;
 }
