@@ -244,6 +244,10 @@ else()
                         "SHELL:-Xoffload-linker -lompdevice")
   endif()
 endif()
+# Host code with no target region of its own (the tests' Catch main) needs no
+# device pass: compiled with COURSE_HOST_OPENMP_FLAGS it builds in half the
+# time (Catch2 v2's runner is large: minutes under an emulator).
+set(COURSE_HOST_OPENMP_FLAGS ${COURSE_OFFLOAD_FLAGS})
 list(APPEND COURSE_OFFLOAD_FLAGS ${_dev_flags})
 list(APPEND COURSE_OFFLOAD_LINK_FLAGS ${_dev_flags} ${_dev_link_flags})
 
@@ -335,6 +339,16 @@ if(COURSE_WARNINGS_AS_ERRORS)
   list(APPEND COURSE_WARNING_FLAGS -Werror)
 endif()
 
+#[[ course_host_openmp(<target>)
+    Compile <target> (an object library of host code with no target region
+    of its own) with OpenMP but no device pass. ]]
+function(course_host_openmp target)
+  target_compile_options(${target} PRIVATE ${COURSE_HOST_OPENMP_FLAGS} ${COURSE_WARNING_FLAGS})
+  target_compile_definitions(${target} PRIVATE
+    COURSE_DEVICE_CLASS="${COURSE_DEVICE_CLASS}" COURSE_DEVICE_TRIPLE="${COURSE_DEVICE_TRIPLE}"
+    $<$<STREQUAL:${COURSE_DEVICE_CLASS},gpu>:COURSE_DEVICE_GPU=1>)
+endfunction()
+
 #[[ course_offload(<target>)
     Compile and link <target> for the configured offload device. Every lesson,
     starter and solution, baseline and test program goes through here. ]]
@@ -390,7 +404,7 @@ function(course_add_catch_tests target source)
   endforeach()
 endfunction()
 
-#[[ course_add_lesson(<N> <folder> SOURCES <files...> [DRIVER <main.cpp>] [EXPLICIT_SIMD])
+#[[ course_add_lesson(<N> <folder> SOURCES <files...> [DRIVER <main.cpp>] [EXPLICIT_SIMD] [RACES])
     Called from lessons/<folder>/CMakeLists.txt, the one copy of the lesson.
     SOURCES are the files the student edits; solutions/<folder> holds their
     finished copies (only those), which the solutions track swaps in. Builds:
@@ -399,6 +413,8 @@ endfunction()
       lessonNN_all        everything of the lesson (what "lessonN: build" builds)
     The test "lessonN: build" rebuilds the lesson before any of its tests run
     (a CTest fixture), so `ctest -L lessonN` grades the code on disk.
+    RACES: the lesson's steps can race (barriers, atomics, tasks): its
+    ThreadSanitizer + Archer check joins `ctest -L lessonN` (label races).
     EXPLICIT_SIMD: the SOURCES are compiled with the compiler's own
     loop vectorizer off (-fno-vectorize), so that only loops marked `omp simd`
     use vector instructions. (The SLP vectorizer stays on: without it clang
@@ -409,7 +425,12 @@ endfunction()
     tests to fail (test "lessonN: starter fails"), and proves every step is
     graded (cmake/CourseSteps.cmake, label steps). ]]
 function(course_add_lesson number folder)
-  cmake_parse_arguments(arg "EXPLICIT_SIMD" "DRIVER" "SOURCES" ${ARGN})
+  cmake_parse_arguments(arg "EXPLICIT_SIMD;RACES" "DRIVER" "SOURCES" ${ARGN})
+  if(arg_RACES)
+    # Its steps can race: `ctest -L lessonN` runs its ThreadSanitizer + Archer
+    # check too (cmake/CourseSanitize.cmake, label races).
+    set_property(GLOBAL APPEND PROPERTY COURSE_RACE_LESSONS ${number})
+  endif()
   string(LENGTH "${number}" _len)
   set(nn "${number}")
   if(_len EQUAL 1)

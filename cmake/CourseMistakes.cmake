@@ -44,6 +44,37 @@ function(course_add_mistakes number nn folder)
       set_tests_properties("${_name}" PROPERTIES LABELS "mistakes;lesson${number}" SKIP_REGULAR_EXPRESSION "is graded elsewhere:")
       continue()
     endif()
+    if(COURSE_MISTAKE_${_id}_RACE)
+      # A race: the mutant built in the ThreadSanitizer + Archer build
+      # (cmake/CourseSanitize.cmake; same sources, host device) runs the test there.
+      if(COURSE_EMULATED OR NOT COURSE_TSAN_RUNTIME OR NOT EXISTS "${COURSE_LLVM_LIBDIR}/libarcher.so")
+        add_test(NAME "${_name}" COMMAND "${CMAKE_COMMAND}" -E echo
+                 "mistake ${number}.${_id} is graded elsewhere: a race, and ThreadSanitizer + Archer cannot run here (emulated, or not installed)")
+        set_tests_properties("${_name}" PROPERTIES LABELS "mistakes;lesson${number}" SKIP_REGULAR_EXPRESSION "is graded elsewhere:")
+        continue()
+      endif()
+      set(_dir "${PROJECT_BINARY_DIR}/sanitize-thread")
+      file(RELATIVE_PATH _rel "${PROJECT_BINARY_DIR}" "${CMAKE_CURRENT_BINARY_DIR}")
+      set(_env ${COURSE_TEST_ENVIRONMENT} ${COURSE_SANITIZE_ENV_thread})
+      file(GLOB _tsrc "${PROJECT_SOURCE_DIR}/tests/lesson${nn}_*.cpp")
+      file(READ "${_tsrc}" _ttext)
+      if(_ttext MATCHES "#include \"[^\"]*ompt[^\"]*\"|ompt_start_tool")
+        list(APPEND _env "COURSE_OMPT_YIELD=1")  # Archer is the one OMPT tool (see CourseSanitize.cmake)
+      endif()
+      add_test(NAME "${_name}"
+               COMMAND "${CMAKE_COMMAND}" -DPROGRAM=${_dir}/${_rel}/lesson${nn}_mistake_${_id}_test
+                       "-DWHAT=mistake ${number}.${_id} (${COURSE_MISTAKE_${_id}_TITLE})"
+                       "-DTEST=${COURSE_MISTAKE_${_id}_TEST}" "-DWORDS=${COURSE_MISTAKE_${_id}_WORDS}|ThreadSanitizer"
+                       -DLESSON=${number} -DTIMEOUT=${COURSE_STEP_TIMEOUT}
+                       -DSOURCE=${PROJECT_SOURCE_DIR} -DGENERATOR=${CMAKE_GENERATOR}
+                       -DINIT=${PROJECT_BINARY_DIR}/sanitize-thread-init.cmake
+                       "-DBUILD=${_dir}" -DBUILD_TARGET=lesson${nn}_mistake_${_id}_test
+                       -P "${PROJECT_SOURCE_DIR}/cmake/expect-failure.cmake")
+      set_tests_properties("${_name}" PROPERTIES
+        LABELS "mistakes;lesson${number}" ENVIRONMENT "${_env}" RESOURCE_LOCK sanitize-build
+        TIMEOUT ${COURSE_BUILD_TIMEOUT})
+      continue()
+    endif()
     add_test(NAME "${_name}"
              COMMAND "${CMAKE_COMMAND}" -DPROGRAM=$<TARGET_FILE:lesson${nn}_mistake_${_id}_test>
                      "-DWHAT=mistake ${number}.${_id} (${COURSE_MISTAKE_${_id}_TITLE})"

@@ -114,6 +114,7 @@ if(NOT COURSE_SANITIZE STREQUAL "none")
       "apt-get install libomp-${CMAKE_CXX_COMPILER_VERSION_MAJOR}-dev.")
   endif()
   list(APPEND COURSE_OFFLOAD_FLAGS -fsanitize=${COURSE_SANITIZE} -fno-omit-frame-pointer -g)
+  list(APPEND COURSE_HOST_OPENMP_FLAGS -fsanitize=${COURSE_SANITIZE} -fno-omit-frame-pointer -g)
   get_filename_component(_rtdir "${_rt}" DIRECTORY)
   list(APPEND COURSE_OFFLOAD_LINK_FLAGS -fsanitize=${COURSE_SANITIZE} -fno-sanitize-link-runtime "${_rt}"
        "-Wl,-rpath,${_rtdir}")
@@ -149,8 +150,37 @@ function(_course_sanitize_collect dir out)
 endfunction()
 
 function(_course_sanitize_skip name reason)
+  set(_labels "${ARGN}")
+  if(NOT _labels)
+    set(_labels sanitize)
+  endif()
   add_test(NAME "${name}" COMMAND "${CMAKE_COMMAND}" -E echo "SKIPPED: ${reason}")
-  set_tests_properties("${name}" PROPERTIES LABELS "sanitize" SKIP_REGULAR_EXPRESSION "SKIPPED:" TIMEOUT 30)
+  set_tests_properties("${name}" PROPERTIES LABELS "${_labels}" SKIP_REGULAR_EXPRESSION "SKIPPED:" TIMEOUT 30)
+endfunction()
+
+# The race check of a lesson declared RACES, where the student looks:
+# "lessonN: no data races (ThreadSanitizer + Archer)", labels lessonN and
+# races (not sanitize, which the student presets leave out), built by its own
+# fixture with only that lesson's test program, so `ctest -L lessonN` pays
+# for one instrumented lesson, not ten.
+function(_course_race_test n program test_env filter dir timeout)
+  set(_test "lesson${n}: no data races (ThreadSanitizer + Archer)")
+  if(COURSE_EMULATED)
+    _course_sanitize_skip("${_test}" "ThreadSanitizer does not run under an emulator (qemu-user); the race check runs on a real ${COURSE_HOST_CPU} machine" "lesson${n};races")
+    return()
+  endif()
+  get_target_property(_bin "${program}" BINARY_DIR)
+  file(RELATIVE_PATH _rel "${PROJECT_BINARY_DIR}" "${_bin}")
+  add_test(NAME "lesson${n}: build the race check"
+           COMMAND "${CMAKE_COMMAND}" -DSOURCE=${PROJECT_SOURCE_DIR} -DBINARY=${dir}
+                   -DGENERATOR=${CMAKE_GENERATOR} -DINIT=${PROJECT_BINARY_DIR}/sanitize-thread-init.cmake
+                   "-DTARGETS=${program}" -P "${PROJECT_SOURCE_DIR}/cmake/sanitize-build.cmake")
+  set_tests_properties("lesson${n}: build the race check" PROPERTIES LABELS "lesson${n};build;races"
+    FIXTURES_SETUP "races-lesson${n}" TIMEOUT 3600 RESOURCE_LOCK "sanitize-build")
+  add_test(NAME "${_test}" COMMAND "${dir}/${_rel}/${program}" "${filter}")
+  set_tests_properties("${_test}" PROPERTIES LABELS "lesson${n};races;correctness"
+    FIXTURES_REQUIRED "races-lesson${n}" ENVIRONMENT "${test_env}"
+    FAIL_REGULAR_EXPRESSION "${COURSE_SANITIZE_FAIL_REGEX}" TIMEOUT ${timeout})
 endfunction()
 
 function(_course_sanitize_tests)
@@ -174,6 +204,13 @@ function(_course_sanitize_tests)
       "no ThreadSanitizer runtime (libclang-rt-${CMAKE_CXX_COMPILER_VERSION_MAJOR}-dev) or no ${COURSE_LLVM_LIBDIR}/libarcher.so (libomp-${CMAKE_CXX_COMPILER_VERSION_MAJOR}-dev)")
   else()
     list(APPEND _tools thread)
+  endif()
+  if(NOT "thread" IN_LIST _tools)
+    get_property(_race_lessons GLOBAL PROPERTY COURSE_RACE_LESSONS)
+    foreach(_n IN LISTS _race_lessons)
+      _course_sanitize_skip("lesson${_n}: no data races (ThreadSanitizer + Archer)"
+        "no ThreadSanitizer runtime or no libarcher.so: scripts/install-deps.sh installs both" "lesson${_n};races")
+    endforeach()
   endif()
 
   foreach(_tool IN LISTS _tools)
@@ -256,6 +293,11 @@ function(_course_sanitize_tests)
             list(APPEND _test_env "COURSE_OMPT_YIELD=1")
           endif()
         endforeach()
+      endif()
+      get_property(_race_lessons GLOBAL PROPERTY COURSE_RACE_LESSONS)
+      if(_tool STREQUAL "thread" AND _n IN_LIST _race_lessons)
+        _course_race_test(${_n} ${_program} "${_test_env}" "${_filter}" "${_dir}" ${_timeout})
+        continue()
       endif()
       add_test(NAME "${_test}" COMMAND "${_dir}/${_rel}/${_program}" "${_filter}")
       set_tests_properties("${_test}" PROPERTIES LABELS "sanitize;sanitize-${_name}"

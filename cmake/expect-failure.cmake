@@ -12,6 +12,16 @@
 # WHAT "step N.k": the solution with step N.k put back to its starter text
 # (cmake/CourseSteps.cmake). The run stops at the first failing test
 # (--abort); a crash or a hang also counts as caught, and is reported as such.
+# INIT (with SOURCE, GENERATOR): BUILD is an instrumented build that may not
+# be configured yet (cmake/CourseSanitize.cmake); configure it first.
+if(DEFINED INIT AND NOT EXISTS "${BUILD}/CMakeCache.txt")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE}" -B "${BUILD}" -G "${GENERATOR}" -C "${INIT}"
+                  RESULT_VARIABLE crc OUTPUT_VARIABLE cout ERROR_VARIABLE cerr)
+  if(NOT crc EQUAL 0)
+    file(REMOVE "${BUILD}/CMakeCache.txt")
+    message(FATAL_ERROR "configuring the instrumented build ${BUILD} failed:\n${cout}\n${cerr}")
+  endif()
+endif()
 if(DEFINED BUILD_TARGET)
   execute_process(COMMAND "${CMAKE_COMMAND}" --build "${BUILD}" --target "${BUILD_TARGET}"
                   RESULT_VARIABLE brc OUTPUT_VARIABLE bout ERROR_VARIABLE berr)

@@ -112,6 +112,10 @@ if [ -n "$reuse" ]; then
   [ -x "$reuse/bin/bash" ] || die "--root $reuse is not a root made by this script"
   root=$(cd "$reuse" && pwd)
   keep=1
+  # Its architecture is the one dpkg was installed for there.
+  arch=$(cat "$root/var/lib/dpkg/arch" 2>/dev/null | head -1)
+  [ -n "$arch" ] || arch=$(chroot "$root" dpkg --print-architecture 2>/dev/null || echo "$host_arch")
+  [ "$arch" = "$host_arch" ] || emulated=1
 else
   root=$(mktemp -d "$cache/work/$name-XXXXXX")
 fi
@@ -132,9 +136,12 @@ trap 'exit 130' INT TERM
 [ -n "$reuse" ] || tar -C "$root" -xf "$base"
 
 # 3. The working tree as git would ship it (uncommitted edits of tracked files included).
+# A reused root (--root) keeps its build folders: the tracked files are
+# written over the old ones, so a build there continues where it stopped.
 tree=$(git -C "$repo" stash create 2>/dev/null || true)
 [ -n "$tree" ] || tree=HEAD
-rm -rf "$root/root/course" && mkdir -p "$root/root/course"
+[ -n "$reuse" ] || rm -rf "$root/root/course"
+mkdir -p "$root/root/course"
 git -C "$repo" archive --format=tar "$tree" | tar -C "$root/root/course" -xf -
 commit=$(git -C "$repo" rev-parse --short HEAD)
 

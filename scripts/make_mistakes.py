@@ -15,6 +15,8 @@ catch it and words its failure message must contain:
     with = "map(to : c[0:n])"                 # ... and what the student wrote instead
     test = "add_exp at prime n = 31"          # the Catch test that must fail
     words = ["never written"]                 # in its failure message (case-insensitive)
+    # race = true                             # optional: run the test under ThreadSanitizer +
+                                              # Archer (host device); "ThreadSanitizer" joins words
     # elsewhere = "host: sanitize: why"       # optional: on this device class the lesson's
                                               # tests cannot see it; graded by that label instead
 
@@ -121,7 +123,8 @@ def write_mutants(root, folder, out):
         lines += [f"set({p}_TITLE {cmake_quote(m['title'])})", f"set({p}_TEST {cmake_quote(m['test'])})",
                   f"set({p}_WORDS {cmake_quote('|'.join(m['words']))})",
                   f"set({p}_ELSEWHERE {cmake_quote(m.get('elsewhere', ''))})",
-                  f"set({p}_SPEED {'ON' if m['speed'] else 'OFF'})"]
+                  f"set({p}_SPEED {'ON' if m['speed'] else 'OFF'})",
+                  f"set({p}_RACE {'ON' if m.get('race') else 'OFF'})"]
     lines.insert(1, "set(COURSE_MISTAKE_IDS " + " ".join(ids) + ")")
     write_if_changed(out / "mistakes.cmake", "\n".join(lines) + "\n")
 
@@ -131,7 +134,7 @@ def markdown(root, nn):
     for m in load(root, nn):
         words = ", ".join(f"“{w}”" for w in m["words"])
         where = f" (on {m['elsewhere'].split(':')[0]}: `ctest -L {m['elsewhere'].split(':')[1].strip()}`)" \
-            if m.get("elsewhere") else ""
+            if m.get("elsewhere") else " under ThreadSanitizer (`ctest -L lesson%s`)" % m["number"] if m.get("race") else ""
         rows.append(f"| {m['number']}.{m['id']} {m['kind']} | {m['title']} | `{m['test']}`{where} | {words} |")
     return "\n".join(rows)
 

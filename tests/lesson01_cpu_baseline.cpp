@@ -5,6 +5,7 @@
 // (1.3: one thread against the same i-k-j loop with vectors forbidden).
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -46,7 +47,36 @@ void check_matmul(int n) {
   auto C = course_test::poisoned<float>((std::size_t)n * n);
   lesson1::matmul(n, in.A.data(), in.B.data(), C.data());
   const auto ref = course::baseline::matmul_reference(n, in.A.data(), in.B.data());
-  COURSE_CHECK(course::check_close<float>(C, ref, tolerance(n), "matmul n=" + std::to_string(n)));
+  auto c = course::check_close<float>(C, ref, tolerance(n), "matmul n=" + std::to_string(n));
+  if (!c.ok && std::isnan(C[c.bad]))
+    c.message += "\nC starts as NaN in the tests, so an element that is added to before it is set stays NaN. "
+                 "Where do C's sums start? Step 1.1 (README, Hints).";
+  if (!c.ok && n > 1) {
+    // Every element the last product of its sum alone: set, not added to.
+    std::vector<double> last((std::size_t)n * n);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        last[(std::size_t)i * n + j] = (double)in.A[(std::size_t)i * n + n - 1] * in.B[(std::size_t)(n - 1) * n + j];
+    if (course::check_close<float>(C, last, tolerance(n), "").ok)
+      c.message += "\nEach element holds only the last product of its sum (k = n-1): every step k replaced the "
+                   "element instead of adding to it. Step 1.1 (README, Concepts: 1. Loop order, and Hints).";
+    // The same last columns wrong in every row, and nothing else: the j loop
+    // stops early (a hand-unrolled step whose remainder is dropped).
+    const auto bad = [&](int i, int j) {
+      const std::size_t e = (std::size_t)i * n + j;
+      return !std::isfinite(C[e]) || std::fabs(C[e] - ref[e]) > 10 * tolerance(n) * std::max(1.0, std::fabs(ref[e]));
+    };
+    int first = n;
+    while (first > 0 && bad(0, first - 1)) --first;
+    bool columns = first > 0 && first < n;
+    for (int i = 0; columns && i < n; ++i)
+      for (int j = 0; columns && j < n; ++j) columns = bad(i, j) == (j >= first);
+    if (columns)
+      c.message += "\nOnly the last " + std::to_string(n - first) + " columns of every row are wrong, all of them: "
+                   "the loop over j stops before n. A loop that takes several j at a time needs the rest done "
+                   "too; `simd` lets the compiler do both (README, Concepts: 3. SIMD).";
+  }
+  COURSE_CHECK(c);
 }
 
 // Sets the OpenMP thread count for this scope (the student's parallel for uses it).
@@ -62,6 +92,43 @@ TEST_CASE("matmul at n = 1", "[lesson1][correctness]") { check_matmul(1); }
 TEST_CASE("matmul at prime n = 31", "[lesson1][correctness]") { check_matmul(31); }
 TEST_CASE("matmul at n = 100 (not a multiple of 16)", "[lesson1][correctness]") { check_matmul(100); }
 TEST_CASE("matmul at n = 257", "[lesson1][correctness]") { check_matmul(257); }
+
+// Step 1.2, the race. Threads on a loop whose iterations add into the same
+// elements of C (the k loop: every k adds into the whole row) lose additions
+// only when two of them hit one element at the same moment, so one run may
+// come out right, most often on a busy machine. Twenty runs, each checked,
+// and compared bit for bit with the first: the solution gives the same right
+// answer every time (each row is one thread's, summed in one order); the k loop
+// shared by 2 threads failed a single run at n = 257 about half the time on a
+// loaded 2-core machine, and 20 runs in every try.
+TEST_CASE("matmul gives the same right answer in 20 runs at n = 257", "[lesson1][correctness]") {
+  const int n = 257, runs = 20;
+  const Inputs in(n);
+  const auto ref = course::baseline::matmul_reference(n, in.A.data(), in.B.data());
+  std::vector<float> first;
+  course::Check wrong;  // the first wrong run's check
+  int differing = 0;    // runs whose result differs from the first run's, bit for bit
+  for (int r = 1; r <= runs; ++r) {
+    auto C = course_test::poisoned<float>((std::size_t)n * n);
+    lesson1::matmul(n, in.A.data(), in.B.data(), C.data());
+    const auto c = course::check_close<float>(C, ref, tolerance(n), "matmul n=257, run " + std::to_string(r) + " of 20");
+    if (!c.ok && wrong.ok) wrong = c;
+    if (first.empty())
+      first = C;
+    else
+      differing += !std::equal(C.begin(), C.end(), first.begin(),
+                               [](float x, float y) { return x == y || (std::isnan(x) && std::isnan(y)); });
+  }
+  if (differing > 0) {
+    wrong.ok = false;
+    wrong.message += std::string(wrong.message.empty() ? "matmul n=257: every run within tolerance" : "") +
+                     "\n" + std::to_string(differing) + " of 19 runs gave a different result from the first, bit for "
+                     "bit: that is a race. Two threads add into the same element of C at the same moment, and one "
+                     "addition is lost. Which loop's iterations write disjoint parts of C? Step 1.2 (README, "
+                     "Concepts: 2. Threads).";
+  }
+  COURSE_CHECK(wrong);
+}
 
 // Step 1.2. Each thread's CPU time while matmul runs shows how the rows were
 // shared, whatever else the machine is doing: on 2 threads the solution's

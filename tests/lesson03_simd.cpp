@@ -53,11 +53,27 @@ double norm_tolerance(int n) { return (8.0 * std::sqrt(static_cast<double>(n)) +
 // relative per element; 8u leaves room and still catches any wrong element.
 constexpr double clip_tolerance = 8 * u;
 
+// What a wrong norm most likely was: 0 (the device's sum never came back), or
+// too small (additions lost: lanes and threads adding into one sum at once).
+void explain_norm(course::Check &c, double got, double ref) {
+  if (c.ok || !(ref > 0)) return;
+  if (got == 0)
+    c.message += "\nThe norm came back 0: the device added into a copy of `sum` that never reached the host "
+                 "(in a target region a scalar is firstprivate). Step 3.1: what keeps `sum` right once lanes and "
+                 "threads add at the same time? (README, Concepts: 2. A float sum needs permission to be reordered)";
+  else if (got < ref * (1 - 1e-3))
+    c.message += "\nThe norm is too small: squares were lost, as when lanes or threads add into one shared `sum` "
+                 "at the same time (a race: each reads the old value, adds its own part, and one write wins). Step "
+                 "3.1 (README, Concepts: 2. A float sum needs permission to be reordered).";
+}
+
 void check_norm(int n) {
   const auto x = inputs(n);
   const float got = lesson3::norm(n, x.data());
   const double ref = course::baseline::norm_reference(n, x.data());
-  COURSE_CHECK(course::check_scalar(got, ref, norm_tolerance(n), "norm n=" + std::to_string(n)));
+  auto c = course::check_scalar(got, ref, norm_tolerance(n), "norm n=" + std::to_string(n));
+  explain_norm(c, got, ref);
+  COURSE_CHECK(c);
 }
 
 // y is poisoned on the device (course_test::with_device_poison): an element
@@ -144,6 +160,9 @@ TEST_CASE("soft clip runs on the device at n = 1003", "[lesson3][correctness]") 
   auto c = course::check_close<float>(y, ref, clip_tolerance, "soft_clip_all n=1003, x present on the device");
   if (!c.ok && std::fabs(y[c.bad] + ref[c.bad]) <= 1e-5 * std::fabs(ref[c.bad]) + 1e-30)
     c.message += std::string("\nThe soft clip") + kNotOnDevice + " Step 3.3.";
+  else if (!c.ok && c.bad == static_cast<std::size_t>(n - 1) && std::isnan(y[n - 1]))
+    c.message += "\nOnly y's last element never came back from the device: does the map of y cover all n "
+                 "elements? An array section is [first : count], not [first : last]. Step 3.3 (README, Hints).";
   COURSE_CHECK(c);
 }
 
@@ -178,6 +197,37 @@ TEST_CASE("soft clip copies y back from the device", "[lesson3][correctness][omp
     FAIL("y was never copied back from the device: the kernel needs map(from : y[0:n]). On the host device the "
          "numbers happen to be right (the kernel wrote through the host's pointer); on a GPU they stay on the "
          "device (README, Common mistakes).");
+  SUCCEED();
+}
+
+// y is only written: copying its old contents to the device first moves n
+// floats for nothing (on a GPU as many bytes again as the kernel reads). The
+// solution copies x in and y out, nothing else.
+TEST_CASE("soft clip copies y only back and x only to the device", "[lesson3][correctness][ompt]") {
+  namespace trace = course::lesson2_trace;
+  if (!trace::tracing_active() || !trace::device_events()) {
+    const std::string why = "the offload runtime reports no copies to the OMPT tool (is OMP_TOOL=disabled set?)";
+    if (course::device_info().is_gpu()) {
+      WARN(why + "; skipped on this GPU runtime: what the kernel copies is not graded here");
+      return;
+    }
+    FAIL(why + "; on the host device this test cannot see what the kernel copies");
+  }
+  const int n = 1003;
+  const auto x = inputs(n);
+  course::aligned_vector<float> y(static_cast<std::size_t>(n));
+  const auto t = trace::record([&] { lesson3::soft_clip_all(n, x.data(), y.data()); });
+  const std::size_t bytes = sizeof(float) * n, y_in = t.to_device(y.data(), bytes), x_out = t.from_device(x.data(), bytes);
+  INFO("soft_clip_all n=1003: " << y_in << " bytes of y copied to the device, " << x_out
+                                << " bytes of x copied back (both needless)");
+  if (t.kernels < 1) FAIL("soft_clip_all launched no kernel: the loop ran on the host (step 3.3)");
+  if (y_in > 0)
+    FAIL("y was copied to the device (" << y_in << " bytes) before the kernel, though the kernel only writes it: "
+         "its old contents are never read, so the copy moves n floats for nothing. Which way does y travel? Step "
+         "3.3 (README, Hints).");
+  if (x_out > 0)
+    FAIL("x was copied back from the device (" << x_out << " bytes), though the kernel only reads it. Which way "
+         "does x travel? Step 3.3 (README, Hints).");
   SUCCEED();
 }
 

@@ -50,36 +50,84 @@ Inputs inputs(int n) {
   return in;
 }
 
-void check(const std::string &name, const Kernel &kernel, const std::vector<int> &sizes, const std::string &hint) {
+// What the result of a wrong kernel says about the mistake ("" if nothing).
+using Diagnose = std::function<std::string(const std::vector<float> &C, const Inputs &in, int n)>;
+
+// Runs @p kernel at @p n and compares with the reference; on a failure adds
+// what @p diagnose makes of the result.
+course::Check run_and_compare(const std::string &name, const Kernel &kernel, int n, std::string *diagnosis = nullptr,
+                              const Diagnose &diagnose = nullptr) {
+  const auto in = inputs(n);
+  // Poisoned on the device, where the kernels write C: check_sweep runs five
+  // kernels back to back on same-size outputs, and a GPU runtime hands the
+  // next one the last one's freed (correct) buffer.
+  std::vector<float> C((std::size_t)n * n);
+  course_test::with_device_poison(std::span<float>(C), [&] { kernel(n, in.A.data(), in.B.data(), C.data()); });
+  auto c = course::check_close<float>(C, in.ref, tolerance(n), name + " n=" + std::to_string(n));
+  if (!c.ok && diagnosis && diagnose) *diagnosis = diagnose(C, in, n);
+  return c;
+}
+
+// @p tile: the kernel's tile edge (0: none). When a tiled kernel is wrong at
+// a size that is no multiple of its tile, it runs twice more at that size
+// rounded up to a multiple (the same teams, so the same threads per team on
+// the host device, but no tile past the matrix edge): right both times means
+// the edge tiles are the mistake.
+void check(const std::string &name, const Kernel &kernel, const std::vector<int> &sizes, const std::string &hint,
+           int tile = 0, const Diagnose &diagnose = nullptr) {
   for (int n : sizes) {
-    const auto in = inputs(n);
-    // Poisoned on the device, where the kernels write C: check_sweep runs five
-    // kernels back to back on same-size outputs, and a GPU runtime hands the
-    // next one the last one's freed (correct) buffer.
-    std::vector<float> C((std::size_t)n * n);
-    course_test::with_device_poison(std::span<float>(C), [&] { kernel(n, in.A.data(), in.B.data(), C.data()); });
-    auto c = course::check_close<float>(C, in.ref, tolerance(n), name + " n=" + std::to_string(n));
-    if (!c.ok) c.message += "\n" + hint;
+    std::string diagnosis;
+    auto c = run_and_compare(name, kernel, n, &diagnosis, diagnose);
+    const int whole = tile > 0 ? (n + tile - 1) / tile * tile : n;
+    if (!c.ok && whole != n && run_and_compare(name, kernel, whole).ok && run_and_compare(name, kernel, whole).ok)
+      c.message += "\nRight at n = " + std::to_string(whole) + ", a multiple of the tile, and wrong at n = " +
+                   std::to_string(n) + ": the edge tiles.\nWhat do the tile elements past the matrix edge hold "
+                   "at the last k0, and is each of them stored at every k0? (step 5.1, README, Hints: 5.1)";
+    else if (!c.ok)
+      c.message += "\n" + (diagnosis.empty() ? hint : diagnosis);
     COURSE_CHECK(c);
   }
 }
 
+// The final kernel's two telling results at n >= 16: C all zeros
+// (multiply_tiles adds nothing: step 5.3 not done), and C made of the LAST k
+// of every 16-deep k-tile only (final_shape.inc: BK = 16), which is what a
+// product that sets acc instead of adding to it leaves behind.
+std::string diagnose_final(const std::vector<float> &C, const Inputs &in, int n) {
+  constexpr int bk = 16;
+  if (n < bk) return "";  // the last k of a k-tile is past the edge: both leave zeros
+  if (std::all_of(C.begin(), C.end(), [](float v) { return v == 0.f; }))
+    return "C is all zeros: multiply_tiles() added nothing to acc (step 5.3, README, Concepts: 7. The final kernel).";
+  std::vector<double> last((std::size_t)n * n, 0.0);
+  bool any = false;
+  for (int k = bk - 1; k < n; k += bk)
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        last[(std::size_t)i * n + j] += (double)in.A[(std::size_t)i * n + k] * in.B[(std::size_t)k * n + j];
+        any = true;
+      }
+  if (any && course::check_close<float>(C, last, tolerance(n), "").ok)
+    return "Each k replaced the running sum instead of adding to it: C holds only the last k of every k-tile.\n"
+           "acc sums the outer products of all BK values of k (step 5.3, README, Hints: 5.3).";
+  return "";
+}
+
 const std::string tiled_hint =
-    "Likely: a tile element that no thread loads (step 5.1: every thread copies elements tid, tid + nth, ... of "
-    "BOTH tiles, zeros past the matrix edge), or a thread that reads the tiles before all are loaded or while "
-    "the next ones overwrite them (step 5.2: a barrier after loading AND one after multiplying). README, "
-    "Concepts: 4. Barriers and 5. Whatever the runtime grants.";
+    "Likely, step 5.1: a tile element that no thread loads (every thread copies elements tid, tid + nth, ... of "
+    "BOTH tiles, whatever nth the runtime granted), or the wrong elements: which rows and columns of A does the "
+    "k0 step multiply, and which rows of B? Or step 5.2: a thread that reads the tiles before all are loaded or "
+    "while the next ones overwrite them. README, Concepts: 4. Barriers and 5. Whatever the runtime grants.";
 const std::string final_hint =
     "Likely: multiply_tiles() (step 5.3) must add, for each of the BK values of k, the 8 x 8 outer product of "
     "this thread's 8 values of A and 8 of B to acc: which elements of As and Bs hold them is what row_of, col_of "
     "and the TileA / TileB comments in final_shape.inc say. README, Concepts: 7. The final kernel, and Hints 5.3.";
 
 void check_sweep(const std::vector<int> &sizes) {
-  check("matmul_tiled<2>", lesson5::matmul_tiled<2>, sizes, tiled_hint);
-  check("matmul_tiled<4>", lesson5::matmul_tiled<4>, sizes, tiled_hint);
-  check("matmul_tiled<8>", lesson5::matmul_tiled<8>, sizes, tiled_hint);
-  check("matmul_tiled<16>", lesson5::matmul_tiled<16>, sizes, tiled_hint);
-  check("matmul_tiled<32>", lesson5::matmul_tiled<32>, sizes, tiled_hint);
+  check("matmul_tiled<2>", lesson5::matmul_tiled<2>, sizes, tiled_hint, 2);
+  check("matmul_tiled<4>", lesson5::matmul_tiled<4>, sizes, tiled_hint, 4);
+  check("matmul_tiled<8>", lesson5::matmul_tiled<8>, sizes, tiled_hint, 8);
+  check("matmul_tiled<16>", lesson5::matmul_tiled<16>, sizes, tiled_hint, 16);
+  check("matmul_tiled<32>", lesson5::matmul_tiled<32>, sizes, tiled_hint, 32);
 }
 
 // Speedup size: on the host device the naive kernel takes about a second at
@@ -138,28 +186,28 @@ TEST_CASE("tile sweep kernels with two threads per team at n = 100 and 257", "[l
     // The child's first failure, without the hint it repeats.
     const auto at = r.output.find("explicitly with message:");
     const std::size_t from = at == std::string::npos ? 0 : at + 25;
-    const auto hint = r.output.find("Likely:", from);
+    const auto hint = std::min(r.output.find("Likely", from), r.output.find("Right at n = ", from));
     FAIL("with two threads per team (KMP_TEAMS_THREAD_LIMIT=64, in a child process) the tile sweep fails:\n" +
          r.output.substr(from, std::min<std::size_t>(hint == std::string::npos ? 1200 : hint - from, 1200)) +
-         "\nCorrect with one thread per team, wrong with two: the threads of a team do not wait for each other. "
-         "Step 5.2: `#pragma omp barrier` after loading the tiles and after multiplying (README, Concepts: "
-         "4. Barriers).");
+         "\nCorrect with one thread per team, wrong with two.\nThe threads of a team do not wait for each other: "
+         "a thread reads tiles its partner has not loaded yet, or overwrites tiles its partner still multiplies "
+         "from. Step 5.2: one wait for each of the two hazards (README, Concepts: 4. Barriers).");
   }
   SUCCEED("correct with two threads per team too");
 }
 
 TEST_CASE("final matmul at n = 1 and prime n = 31", "[lesson5][correctness]") {
-  check("matmul", lesson5::matmul, {1, 31}, final_hint);
+  check("matmul", lesson5::matmul, {1, 31}, final_hint, 0, diagnose_final);
 }
 TEST_CASE("final matmul at n = 100 and 257 (not multiples of 128 or 16)", "[lesson5][correctness]") {
-  check("matmul", lesson5::matmul, {100, 257}, final_hint);
+  check("matmul", lesson5::matmul, {100, 257}, final_hint, 0, diagnose_final);
 }
 TEST_CASE("final matmul at n = 1000 (several team tiles and k-tiles)", "[lesson5][correctness]") {
   check("matmul", lesson5::matmul, {1000}, final_hint);
 }
 // On a GPU matmul() never takes this path, so it is checked on its own here.
 TEST_CASE("final matmul for any thread count at n = 31 and 257", "[lesson5][correctness]") {
-  check("matmul_any_threads", lesson5::matmul_any_threads, {31, 257}, final_hint);
+  check("matmul_any_threads", lesson5::matmul_any_threads, {31, 257}, final_hint, 0, diagnose_final);
 }
 
 TEST_CASE("tile-16 matmul is faster than the naive offload", "[lesson5][speedup]") {

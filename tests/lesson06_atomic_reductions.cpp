@@ -1,15 +1,24 @@
 // Lesson 6 tests -- atomic reductions: the sums (int exactly, float and double
 // within a tolerance stated from the summation length) and the histograms
 // (exactly) are right at awkward sizes and for any launch shape the runtime
-// grants, and the team-local versions beat one global atomic per element.
+// grants, the team-local versions beat one global atomic per element, and the
+// sum's technique shows where its answer cannot: conforming OpenMP (the
+// compiler asked with its extensions off), no partial lost when many teams
+// add at once, x copied one way and the launch's teams asked for (an OMPT
+// witness, as in lesson 2).
 #include <chrono>
+#include <cmath>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "atomics.hpp"
 #include "course/device.hpp"
 #include "course_test.hpp"
+#include "lesson02_ompt.hpp"  // the OMPT witness of launches and copies (this program's only OMPT tool)
 #include "lesson06_atomics.hpp"
 
 // Speedup thresholds: this lesson's grading numbers, {host, gpu} (see course/grading.hpp).
@@ -58,14 +67,20 @@ std::vector<Launch> odd_shapes() {
 
 // What a wrong sum most likely means, for the failure message. The inputs
 // are positive, so a total below the reference lost contributions and one
-// above counted some twice.
-std::string sum_hint(double got, double want, const Launch &l) {
+// above counted some twice. @p tail: the number of LAST elements whose sum is
+// exactly what is missing (0 when none is): the split's rounding dropped them.
+std::string sum_hint(double got, double want, const Launch &l, std::size_t tail) {
   const bool odd_shape = l.teams != 0;
   if (got == 0 && want != 0)
-    return "\nThe total stayed 0: no team added its partial to `total` (the global atomic after the parallel "
-           "region), `total` is not map(tofrom), or a thread's add to the team's partial was lost and the "
-           "partial ended as some thread's 0 (that add needs `#pragma omp atomic` too) (README, Concepts: 4. "
-           "Team-local).";
+    return "\nThe total stayed 0: no team's partial reached `total` (the one global atomic per team, made by one "
+           "thread after the team's barrier, inside the parallel region), `total` is not map(tofrom), or a "
+           "thread's add to the team's partial was lost and the partial ended as some thread's 0 (that add needs "
+           "`#pragma omp atomic` too) (README, Concepts: 4. Team-local).";
+  if (got < want && tail > 0)
+    return "\nExactly the last " + std::to_string(tail) +
+           " element(s) are missing from the total.\nThe split into blocks rounds down, so the elements after "
+           "the last whole block belong to no team or thread. Count them on paper for this n (README, Hints: "
+           "6.1, 'count the elements on paper').";
   if (got < want)
     return std::string("\nLost updates: part of the sum never reached the total. Two threads added to the same "
                        "variable without an atomic (the team's partial needs `#pragma omp atomic`, and so does "
@@ -74,8 +89,22 @@ std::string sum_hint(double got, double want, const Launch &l) {
                         "omp_get_num_teams() and omp_get_num_threads() (README, Concepts: 5. Split by what you get)"
                       : "") +
            " (README, Concepts: 1. An atomic is a read-modify-write).";
-  return "\nMore than the sum: some elements were added twice (two threads' shares overlap, or a team's partial "
-         "was added to `total` once per thread instead of once per team) (README, Concepts: 4. Team-local).";
+  return "\nMore than the sum: added once per thread instead of once per team?\nOnly one thread of a team adds "
+         "the team's partial to `total`, after the barrier; or else two threads' shares overlap and some elements "
+         "were added twice (README, Concepts: 4. Team-local).";
+}
+
+// How many of the last elements of x add up to @p missing (within @p tol); 0
+// if no run of up to 4096 of them does.
+template <class T>
+std::size_t missing_tail(const T *x, std::size_t n, double missing, double tol) {
+  double tail = 0;
+  for (std::size_t k = 1; k <= n && k <= 4096; ++k) {
+    tail += static_cast<double>(x[n - k]);
+    if (std::abs(tail - missing) <= tol) return k;
+    if (tail > missing + tol) break;
+  }
+  return 0;
 }
 
 course::Check check_sum(const int *x, std::size_t n, Launch l, const std::string &what) {
@@ -83,7 +112,7 @@ course::Check check_sum(const int *x, std::size_t n, Launch l, const std::string
   const long long want = ref::sum_reference(x, n);
   std::vector<long long> g{got}, w{want};
   auto c = course::check_equal<long long>(g, w, what);
-  if (!c.ok) c.message += sum_hint(got, static_cast<double>(want), l);
+  if (!c.ok) c.message += sum_hint(got, static_cast<double>(want), l, missing_tail(x, n, double(want - got), 0.5));
   return c;
 }
 
@@ -91,8 +120,10 @@ template <class T>
 course::Check check_sum(const T *x, std::size_t n, Launch l, const std::string &what) {
   const T got = lesson6::sum(x, n, l);
   const double want = ref::sum_reference(x, n);
-  auto c = course::check_scalar(static_cast<double>(got), want, ref::sum_tolerance<T>(n), what);
-  if (!c.ok) c.message += sum_hint(static_cast<double>(got), want, l);
+  const double tol = ref::sum_tolerance<T>(n);
+  auto c = course::check_scalar(static_cast<double>(got), want, tol, what);
+  if (!c.ok)
+    c.message += sum_hint(static_cast<double>(got), want, l, missing_tail(x, n, want - got, 2 * tol * want));
   return c;
 }
 
@@ -276,6 +307,179 @@ TEST_CASE("histogram_reduction loses no count when every thread adds to one bin"
     if (run >= 2 && std::chrono::steady_clock::now() - t0 > std::chrono::seconds(2)) break;
   }
 }
+
+// ---- the sum's technique, where its answer cannot tell ---------------------
+
+// Step 6.1's combine, by the compiler. The global add must sit inside the
+// parallel region: directly inside `teams` OpenMP allows only distribute,
+// parallel and loop regions. clang accepts an `atomic` there as an extension
+// and the total comes out right on every device, so no result can tell; GCC
+// and flang reject it, and so does clang with -fno-openmp-extensions. This
+// test compiles the graded atomics.cpp that way (syntax only, about a second).
+TEST_CASE("atomics.cpp is conforming OpenMP (no atomic directly inside teams)", "[lesson6][correctness]") {
+  namespace fs = std::filesystem;
+  const fs::path src = lesson6::source_file();
+  const fs::path root = fs::path(__FILE__).parent_path().parent_path();
+  const fs::path headers = root / "lessons" / "06-atomic-reductions", common = root / "common" / "include";
+  std::string cxx;
+  for (const std::string &c : {"clang++-" + std::to_string(__clang_major__), std::string("clang++")})
+    if (std::system(("command -v " + c + " > /dev/null 2>&1").c_str()) == 0) {
+      cxx = c;
+      break;
+    }
+  if (cxx.empty() || !fs::exists(src) || !fs::exists(headers)) {
+    const std::string why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
+                                        : (fs::exists(src) ? headers : src).string() + " is not on this machine";
+    // A GPU node may run binaries built elsewhere, without the sources.
+    if (course::device_info().is_gpu()) {
+      WARN("cannot ask the compiler about " << src.filename().string() << " (" << why << "); not graded here");
+      return;
+    }
+    FAIL("cannot ask the compiler about " << src.string() << ": " << why);
+  }
+  const std::string cmd = cxx + " -std=c++20 -fopenmp -fno-openmp-extensions -fsyntax-only -I'" + headers.string() +
+                          "' -I'" + common.string() + "' '" + src.string() + "' 2>&1";
+  FILE *pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe);
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe)) out += buf;
+  const int status = pclose(pipe);
+  INFO("compiler: " << cmd);
+  if (status != 0 && out.find("cannot be closely nested inside") != std::string::npos &&
+      out.find("teams' region") != std::string::npos)
+    FAIL(src.filename().string()
+         << " is not OpenMP: a directive sits directly inside `teams`, where OpenMP allows only distribute, "
+            "parallel and loop regions. clang accepts an `atomic` there as an extension, so the total came out "
+            "right here; GCC and flang reject it, and so does clang with -fno-openmp-extensions:\n"
+         << out.substr(0, 1200)
+         << "Every add, the team's one add to `total` included, belongs inside the parallel region; what must "
+            "come before it there, and which thread makes it? (README, Concepts: 4. Team-local)");
+  if (status != 0) FAIL("the conformance compile of " << src.string() << " failed:\n" << out.substr(0, 3000));
+  SUCCEED("conforming OpenMP");
+}
+
+// Step 6.1's global add, by many teams at once. `total += team_total`
+// without an atomic loses a partial only when two teams update total at the
+// same instant. On the host device a kernel gets at most one team per core,
+// so a child process runs with KMP_TEAMS_THREAD_LIMIT=64 (read by the OpenMP
+// runtime at start-up only): 64 teams of one thread, one element each, all
+// adding into one total, int and double sums in turn, repeated until one
+// launch loses a partial (at least 50 launches, at most 2 s). Measured with a
+// stand-alone copy of that race on the 2-core machine under load: 2 teams
+// lost a partial in 1 of 50000 launches; 64 teams in 0 to 13 of 700 (0-2 %,
+// varying from run to run), and this test caught the race in 23 of 30 runs
+// (tests/mistakes/lesson06.toml, 6.b). So it may miss the race: `ctest -L
+// sanitize` (ThreadSanitizer + Archer) saw it in 6 of 6. A right answer never
+// fails here. A GPU runs thousands of teams at once and loses partials at once.
+constexpr const char *kManyTeams = "sums lose no partial when 64 teams add to one total at once";
+TEST_CASE("sums lose no partial when 64 teams add to one total at once", "[lesson6][correctness]") {
+  const bool gpu = course::device_info().is_gpu();
+  const std::string why =
+      "Teams race on `total`: two teams added their partials at the same instant without an atomic; each read "
+      "the old total and wrote back its own sum, and one add vanished. Many teams update `total` at once: what "
+      "makes that update indivisible? (README, Concepts: 1. An atomic is a read-modify-write, and 4. Team-local)";
+  if (!gpu && !std::getenv("COURSE_LESSON6_CHILD")) {
+    // Hidden helper threads on in the child, as lesson 5's two-thread run
+    // needs them for its many threads (CTest sets them off for lesson 9).
+    const auto r = course_test::run_self(
+        kManyTeams, {"KMP_TEAMS_THREAD_LIMIT=64", "LIBOMP_USE_HIDDEN_HELPER_TASK=1", "COURSE_LESSON6_CHILD=1"});
+    if (!r.started) FAIL("could not run the child process: " + r.output);
+    if (r.exit_code != 0) {
+      // The child's one line ("LOST: ..."), or its whole report if it failed otherwise.
+      const auto at = r.output.find("LOST: ");
+      if (at == std::string::npos) FAIL("with 64 teams (KMP_TEAMS_THREAD_LIMIT=64, in a child process):\n" + r.output);
+      FAIL("with 64 teams (KMP_TEAMS_THREAD_LIMIT=64, in a child process), " +
+           r.output.substr(at + 6, r.output.find('\n', at) - at - 6) + ".\n" + why);
+    }
+    SUCCEED("no partial lost");
+    return;
+  }
+  const Launch l = gpu ? Launch{4096, 64} : Launch{64, 1};
+  const std::size_t n = static_cast<std::size_t>(l.teams) * static_cast<std::size_t>(l.threads);
+  const std::vector<int> ones(n, 1);
+  const std::vector<double> ones_d(n, 1.0);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int run = 1; run <= 100000; ++run) {
+    const bool as_int = run % 2 == 1;
+    const double got = as_int ? lesson6::sum(ones.data(), n, l) : lesson6::sum(ones_d.data(), n, l);
+    if (got < static_cast<double>(n)) {
+      std::cout << "LOST: " << (as_int ? "int" : "double") << " sum of " << n << " ones, " << shape_name(l)
+                << ", run " << run << ": got " << got << ", " << static_cast<double>(n) - got
+                << " team partial(s) lost" << std::endl;
+      FAIL((as_int ? "int" : "double") << " sum of " << n << " ones, " << shape_name(l) << ", run " << run
+                                       << ": got " << got << "\n" << why);
+    }
+    if (got != static_cast<double>(n)) FAIL(check_sum(ones.data(), n, l, "int sum of ones, " + shape_name(l)).message);
+    if (run >= 50 && std::chrono::steady_clock::now() - t0 > std::chrono::seconds(2)) break;
+  }
+  SUCCEED("no partial lost");
+}
+
+// The OMPT witness: is it there? Fails on the host device, where it must be
+// (ctest sets LD_LIBRARY_PATH so that the runtime finds libomp.so for OMPT).
+bool witness_ready() {
+  namespace trace = course::lesson2_trace;
+  std::string why;
+  if (!trace::tracing_active())
+    why = "the OMPT tool that watches launches and copies is not active (is OMP_TOOL=disabled set?)";
+  else if (!trace::device_events())
+    why = "the offload runtime reports no kernel launches or copies to the OMPT tool";
+  if (why.empty()) return true;
+  if (course::device_info().is_gpu()) {
+    WARN(why + "; skipped on this GPU runtime");
+    return false;
+  }
+  FAIL(why + "; run the tests through ctest, which sets LD_LIBRARY_PATH to LLVM's lib folder");
+  return false;
+}
+
+// Step 6.1's maps: x is input only. Mapped tofrom, the whole array comes
+// back after every sum (n x 4 bytes for one number), and the total is right.
+TEST_CASE("sum copies x to the device and nothing of it back", "[lesson6][correctness][ompt]") {
+  if (!witness_ready()) return;
+  const std::size_t n = 100003;
+  const auto x = ref::sum_input<int>(n, course_test::seed());
+  int got = 0;
+  const auto t = course::lesson2_trace::record([&] { got = lesson6::sum(x.data(), n); });
+  const std::size_t bytes = n * sizeof(int), in = t.to_device(x.data(), bytes), back = t.from_device(x.data(), bytes);
+  INFO("int sum, n=" << n << ": " << t.kernels << " kernel(s); x: " << in << " of " << bytes
+                     << " bytes to the device, " << back << " back; " << t.total(false) << " bytes back in all");
+  COURSE_CHECK(course::check_equal<long long>(std::vector<long long>{got},
+                                              std::vector<long long>{ref::sum_reference(x.data(), n)},
+                                              "int sum, n=" + std::to_string(n)));
+  if (back > 0)
+    FAIL_CHECK("sum copies x back from the device (" << back << " bytes) after the kernel: x is input only, and "
+               << "only `total` has to come back. Which map type copies in and not out? (README, What you start "
+               << "from: the starter's maps)");
+  if (in != bytes)
+    FAIL_CHECK("sum copied " << in << " of x's " << bytes << " bytes to the device (once is what it needs): "
+               << "map(to : x[0:n]) on the kernel (step 6.1)");
+}
+
+// Step 6.1's launch: `launch.teams` is how many teams to ask for. A kernel
+// without `teams` (`target` around a `parallel` region) asks for ONE: the
+// total is right, and the whole sum runs on one GPU multiprocessor.
+TEST_CASE("sum asks for the teams its launch names", "[lesson6][correctness][ompt]") {
+  if (!witness_ready()) return;
+  const std::size_t n = 100003;
+  const auto x = ref::sum_input<int>(n, course_test::seed());
+  const Launch l{4, 2};
+  int got = 0;
+  const auto t = course::lesson2_trace::record([&] { got = lesson6::sum(x.data(), n, l); });
+  COURSE_CHECK(course::check_equal<long long>(std::vector<long long>{got},
+                                              std::vector<long long>{ref::sum_reference(x.data(), n)},
+                                              "int sum, n=" + std::to_string(n) + ", " + shape_name(l)));
+  REQUIRE(t.kernels >= 1);
+  for (unsigned teams : t.requested_teams)
+    if (teams != static_cast<unsigned>(l.teams))
+      FAIL_CHECK("sum with " << shape_name(l) << " launched a kernel that asked for " << teams
+                             << " team(s), not " << l.teams << (teams == 1 ? ": the whole sum ran in one team (one "
+                             "multiprocessor of a GPU)" : "") << ". Ask for launch.teams teams with the construct "
+                             << "that makes a league of teams, and keep the team's threads inside it (step 6.1, "
+                             << "README, Concepts: 4. Team-local and 5. Split by what you get).");
+}
+
 TEST_CASE("int sum is faster than one global atomic per element", "[lesson6][speedup]") {
   sum_speedup<int>("int", thresholds::kSumInt);
 }

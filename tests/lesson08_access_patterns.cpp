@@ -1,11 +1,14 @@
 // Lesson 8 tests -- the nine-pattern image copy: every pattern copies every
 // pixel byte-exactly at awkward sizes and launches, writes nothing outside the
-// image, and the row-vector pattern beats the strided Col16x16 baseline.
+// image, the row patterns copy only what they must and ask for the launch
+// they are given (an OMPT witness of copies and launches, as in lesson 2), and
+// the row-vector pattern beats the strided Col16x16 baseline.
 #include <string>
 #include <vector>
 
 #include "course/device.hpp"
 #include "course_test.hpp"
+#include "lesson02_ompt.hpp"  // the OMPT witness of launches and copies (this program's only OMPT tool)
 #include "lesson08_access_patterns.hpp"
 #include "patterns.hpp"
 
@@ -65,9 +68,41 @@ course::Check check_copy(Pattern p, int width, int height, Launch launch) {
   if (!c.ok) {
     const std::size_t x = c.bad % im.pitch, y = c.bad / im.pitch;
     c.message += " = pixel (x " + std::to_string(x) + ", y " + std::to_string(y) + ")" +
-                 (y >= (std::size_t)height  ? " below the last row: written outside the image"
+                 (y >= (std::size_t)height  ? "\nBelow the last row: written outside the image"
                   : x >= (std::size_t)width ? " in the row padding: only a copy of the source byte may go there"
                                             : "");
+    // Which pixels went wrong says what the kernel did: only the last,
+    // partial piece of each row; only the short band of rows at the bottom;
+    // or rows after the first, while row 0 is right.
+    const int piece = p == Pattern::row4 || p == Pattern::row4x4 ? 4 : p == Pattern::row16 || p == Pattern::row16x16 ? 16 : 0;
+    const bool block = p == Pattern::row4x4 || p == Pattern::row16x16;
+    std::vector<bool> bad_x(width, false), bad_y(height, false);
+    for (int yy = 0; yy < height; ++yy)
+      for (int xx = 0; xx < width; ++xx)
+        if (d[(std::size_t)yy * im.pitch + xx] != s[(std::size_t)yy * im.pitch + xx]) bad_x[xx] = bad_y[yy] = true;
+    const auto only_from = [](const std::vector<bool> &bad, int first) {
+      for (int i = 0; i < (int)bad.size(); ++i)
+        if (bad[i] != (i >= first)) return false;
+      return true;
+    };
+    const bool all_bad = only_from(bad_x, 0) && only_from(bad_y, 0);
+    if (piece && all_bad && (width < piece || (block && height < piece)))
+      c.message += std::string("\nNothing was copied: at this size a row is one partial piece") +
+                   (block && height < piece ? " and the image one short band of rows" : "") +
+                   ". Does your count of pieces" + (block ? " and bands" : "") + " round up? (README, Hints)";
+    else if (piece && width % piece != 0 && width > piece && y < (std::size_t)height &&
+             only_from(bad_x, width - width % piece))
+      c.message += "\nThe last, partial piece of every row was never copied (x >= " +
+                   std::to_string(width - width % piece) + "): how many " + std::to_string(piece) +
+                   "-pixel pieces has a row of width " + std::to_string(width) + "? (README, Hints)";
+    else if (block && height % piece != 0 && height > piece && y < (std::size_t)height &&
+             only_from(bad_y, height - height % piece))
+      c.message += "\nThe last, short band of rows was never copied (y >= " + std::to_string(height - height % piece) +
+                   "): how many bands of " + std::to_string(piece) + " rows has an image of height " +
+                   std::to_string(height) + "? (README, Hints)";
+    else if (y > 0 && y < (std::size_t)height && !bad_y[0])
+      c.message += "\nRow 0 is right and row " + std::to_string(y) +
+                   " is not: how far apart are rows in memory? (patterns.hpp, Image; README, Hints)";
   }
   return c;
 }
@@ -107,6 +142,85 @@ TEST_CASE("Row4x4 copies every pixel", "[lesson8][correctness]") { check_pattern
 TEST_CASE("Row16x16 copies every pixel", "[lesson8][correctness]") { check_pattern(Pattern::row16x16); }
 TEST_CASE("Col4x4 copies every pixel", "[lesson8][correctness]") { check_pattern(Pattern::col4x4); }
 TEST_CASE("Col16x16 copies every pixel", "[lesson8][correctness]") { check_pattern(Pattern::col16x16); }
+
+// ---- what the row patterns copy, and the launch they ask for --------------
+
+// The OMPT witness: is it there? Fails on the host device, where it must be
+// (ctest sets LD_LIBRARY_PATH so that the runtime finds libomp.so for OMPT).
+bool witness_ready() {
+  namespace trace = course::lesson2_trace;
+  std::string why;
+  if (!trace::tracing_active())
+    why = "the OMPT tool that watches launches and copies is not active (is OMP_TOOL=disabled set?)";
+  else if (!trace::device_events())
+    why = "the offload runtime reports no kernel launches or copies to the OMPT tool";
+  if (why.empty()) return true;
+  if (course::device_info().is_gpu()) {
+    WARN(why + "; skipped on this GPU runtime");
+    return false;
+  }
+  FAIL(why + "; run the tests through ctest, which sets LD_LIBRARY_PATH to LLVM's lib folder");
+  return false;
+}
+
+const Pattern row_patterns[] = {Pattern::row4, Pattern::row16, Pattern::row4x4, Pattern::row16x16};
+
+// Steps 8.1 and 8.2's maps, with no `target data` around the call: src goes
+// to the device, dst comes back, and nothing else crosses. dst mapped tofrom
+// copies the old image in for nothing: the kernel overwrites all of it.
+TEST_CASE("row patterns copy src in and dst out and nothing more", "[lesson8][correctness][ompt]") {
+  if (!witness_ready()) return;
+  const Image im = lesson8::make_image(250, 99);
+  const std::size_t n = im.bytes();
+  const auto r = course::random_vector<std::uint8_t>(n, course_test::seed(), 0, 255);
+  course::aligned_vector<std::uint8_t> src(r.begin(), r.end()), dst(n);
+  for (Pattern p : row_patterns) {
+    const Launch l = lesson8::default_launch(lesson8::work_items(p, im));
+    const auto t = course::lesson2_trace::record([&] { lesson8::copy_image(p, im, src.data(), dst.data(), l); });
+    const std::size_t src_in = t.to_device(src.data(), n), dst_in = t.to_device(dst.data(), n),
+                      dst_back = t.from_device(dst.data(), n), src_back = t.from_device(src.data(), n);
+    INFO(describe(p, im, l) << ": " << t.kernels << " kernel(s); src " << src_in << " bytes in, " << src_back
+                            << " back; dst " << dst_in << " bytes in, " << dst_back << " back (the image is " << n
+                            << " bytes)");
+    if (dst_in > 0)
+      FAIL_CHECK(lesson8::name(p) << " copies dst to the device before the kernel (" << dst_in
+                                  << " bytes): the kernel overwrites the image, so its old contents cross for "
+                                  << "nothing. Which map type brings an array back without taking it there? "
+                                  << "(README, Stuck?: the maps)");
+    if (src_back > 0)
+      FAIL_CHECK(lesson8::name(p) << " copies src back from the device (" << src_back
+                                  << " bytes): src is input only (README, Stuck?: the maps)");
+    if (src_in != n || dst_back != n)
+      FAIL_CHECK(lesson8::name(p) << " moved " << src_in << " bytes of src in and " << dst_back
+                                  << " of dst back; both must cross once, whole (" << n
+                                  << " bytes): copy_simple's maps are the model");
+  }
+}
+
+// Steps 8.1 and 8.2's launch: `launch` says how many teams and threads to
+// ask for (the threads-in-flight sweep varies it). A kernel without
+// num_teams/thread_limit runs, right, with the device's default, and the
+// sweep measures nothing. The tool sees what each launch requested.
+TEST_CASE("row patterns ask for the teams of the launch they are given", "[lesson8][correctness][ompt]") {
+  if (!witness_ready()) return;
+  const Image im = lesson8::make_image(250, 99);
+  const std::size_t n = im.bytes();
+  course::aligned_vector<std::uint8_t> src(n, 7), dst(n);
+  const Launch l{3, 7};
+  for (Pattern p : row_patterns) {
+    const auto t = course::lesson2_trace::record([&] { lesson8::copy_image(p, im, src.data(), dst.data(), l); });
+    if (t.kernels < 1) {
+      FAIL_CHECK(lesson8::name(p) << " launched no kernel");
+      continue;
+    }
+    for (unsigned teams : t.requested_teams)
+      if (teams != static_cast<unsigned>(l.teams))
+        FAIL_CHECK(lesson8::name(p) << " with a launch of " << l.teams << " teams x " << l.threads
+                                    << " threads asked the device for " << teams << " team(s): the kernel ignores "
+                                    << "its launch, so the threads-in-flight sweep measures nothing. copy_simple "
+                                    << "shows the clauses that pass it on (README, The experiment).");
+  }
+}
 
 TEST_CASE("Row16 is faster than the strided Col16x16 baseline on a large image", "[lesson8][speedup]") {
   // Larger than the last-level cache on either device (GPU L2 ~50 MB, host L3

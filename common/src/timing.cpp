@@ -2,8 +2,12 @@
 #include "course/timing.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <ctime>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 namespace course {
 
@@ -23,6 +27,41 @@ double process_cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+LoadSample load_sample() {
+  LoadSample s;
+  std::ifstream in("/proc/stat");
+  std::string line;
+  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  while (std::getline(in, line)) {
+    if (line.rfind("cpu ", 0) == 0) {
+      // user nice system idle iowait irq softirq steal (guest time is inside user)
+      std::istringstream f(line.substr(4));
+      double v[8] = {};
+      for (double &x : v) f >> x;
+      s.busy = (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / tick;
+      s.total = s.busy + (v[3] + v[4]) / tick;
+      s.ok = f.good() || f.eof();
+    } else if (line.rfind("cpu", 0) == 0) {
+      ++s.cores;
+    }
+  }
+  s.own = process_cpu_seconds();
+  s.ok = s.ok && s.cores > 0 && s.total > 0;
+  return s;
+}
+
+MachineLoad load_between(const LoadSample &a, const LoadSample &b) {
+  MachineLoad m;
+  m.cores = b.cores;
+  const double span = b.total - a.total;  // core-seconds that passed, over all cores
+  if (!a.ok || !b.ok || span <= 0) return m;
+  const double seconds = span / b.cores;
+  m.own = (b.own - a.own) / seconds;
+  const double all = (b.busy - a.busy) / seconds;
+  m.others = all > m.own ? all - m.own : 0;
+  return m;
 }
 
 void idle_threads_sleep() {

@@ -78,7 +78,7 @@ int main(int argc, char **argv) {
       std::snprintf(note, sizeof note, "%.1fx vs serial", baseline_ms / r.time_ms);
       r.note = note;
     }
-    std::printf("  %-28s %10.1f ms  %7.2f GFLOP/s  %s%s\n", v.name.c_str(), r.time_ms, r.rate, r.status.c_str(),
+    std::printf("  %-28s %10.1f ms  %7.2f GFLOP/s  %s%s\n", v.name.c_str(), r.time_ms, r.rate, course::answer_word(r),
                 check.ok ? "" : ("  " + check.message).c_str());
     std::fflush(stdout);
     rows.push_back(r);

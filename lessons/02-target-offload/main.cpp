@@ -198,7 +198,7 @@ void add_exp_sizes(const std::vector<long long> &sizes, int reps, bool only_your
     std::printf("%12d %11s %9.3f %9.3f %9.3f %11.3f %13s %12s%s\n", n,
                 ms_or_dash(host_ms).c_str(), t.in, t.kernel, t.out, whole,
                 pct(t.kernel, whole).c_str(), host_ms > 0 ? times(host_ms / whole).c_str() : "-",
-                split_check.ok && whole_check.ok ? "" : "  FAILED");
+                split_check.ok && whole_check.ok ? "" : "  WRONG");
     if (!split_check.ok) std::printf("  %s\n", split_check.message.c_str());
     if (!whole_check.ok) std::printf("  %s\n", whole_check.message.c_str());
     std::fflush(stdout);
@@ -272,7 +272,7 @@ void matmul_sizes(const std::vector<long long> &sizes, int reps, bool only_yours
                 ms_or_dash(serial_ms).c_str(), t.in, t.kernel, t.out, whole,
                 flops / t.kernel / 1e6, pct(t.kernel, whole).c_str(),
                 serial_ms > 0 ? (times(serial_ms / t.kernel) + " / " + times(serial_ms / whole)).c_str() : "-",
-                split_check.ok && whole_check.ok ? "" : "  FAILED");
+                split_check.ok && whole_check.ok ? "" : "  WRONG");
     if (!split_check.ok) std::printf("  %s\n", split_check.message.c_str());
     if (!whole_check.ok) std::printf("  %s\n", whole_check.message.c_str());
     std::fflush(stdout);
@@ -320,7 +320,7 @@ void heat_run(int nx, int steps, int reps, bool only_yours) {
     auto &h = add_row("heat", v.name, size, ms, steps / (ms / 1e3), "steps/s", "", check.ok, full);
     h.role = v.name.find("(baseline)") != std::string::npos ? "baseline" : "kernel";
     std::printf("  %-36s %9.2f ms  %8.0f steps/s  %s  %s\n", v.name.c_str(), ms, steps / (ms / 1e3), full.c_str(),
-                check.ok ? "PASS" : ("FAILED  " + check.message).c_str());
+                check.ok ? "correct" : ("WRONG  " + check.message).c_str());
     std::fflush(stdout);
   }
 }
@@ -416,7 +416,7 @@ void bandwidth(int n, int reps, bool only_yours, bool shapes) {
   for (const auto &m : got) {
     const std::string share = ceiling > 0 ? pct(m.gbs, ceiling) : "-";
     std::printf("  %-56s %9.3f %9.1f %10s  %s\n", m.name.c_str(), m.ms, m.gbs, share.c_str(),
-                m.ok ? "PASS" : ("FAILED  " + m.err).c_str());
+                m.ok ? "correct" : ("WRONG  " + m.err).c_str());
     auto &r = add_row("bandwidth", m.name, size, m.ms, m.gbs, "GB/s", "copy", m.ok,
                       ceiling > 0 ? share + " of the best copy here (" + std::to_string((int)ceiling) + " GB/s)" : "");
     r.role = m.is_copy ? "reference" : m.name == COURSE_KERNELS ? "kernel" : "variant";

@@ -75,7 +75,7 @@ struct Table {
     char cpu_col[32] = "";
     if (host) std::snprintf(cpu_col, sizeof cpu_col, "%9.3f cpu-ms", cpu_ms);
     std::printf("  %-40s %9.3f ms %s %8.2f GB/s  %-36s %s%s\n", variant.c_str(), r.time_ms, cpu_col, r.rate,
-                r.note.c_str(), r.status.c_str(), check.ok ? "" : ("  " + check.message).c_str());
+                r.note.c_str(), course::answer_word(r), check.ok ? "" : ("  " + check.message).c_str());
     std::fflush(stdout);
     rows.push_back(r);
   }

@@ -115,7 +115,7 @@ void run_size(long long n, long long reps, bool only_yours, const std::map<Shape
       r.note += buf;
     }
     if (auto it = resources.find(v.shape); it != resources.end()) r.note += ", " + it->second;
-    std::printf("  %-24s %10.2f ms  %8.2f GFLOP/s  %s  %s%s\n", v.name.c_str(), r.time_ms, r.rate, r.status.c_str(),
+    std::printf("  %-24s %10.2f ms  %8.2f GFLOP/s  %s  %s%s\n", v.name.c_str(), r.time_ms, r.rate, course::answer_word(r),
                 r.note.c_str(), check.ok ? "" : ("\n    " + check.message).c_str());
     std::fflush(stdout);
     return r;

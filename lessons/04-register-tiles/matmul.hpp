@@ -52,6 +52,22 @@ extern template void matmul_tiled<8, 8>(int, const float *, const float *, float
 /// 16x32: the Intel GFX article's ctile, 512 sums (2 KB): more than an NVIDIA thread's 255 registers.
 extern template void matmul_tiled<16, 32>(int, const float *, const float *, float *);
 
+/// For the tests: the tile of one device thread at rows @p i0 ... and columns
+/// @p j0, @p j0 + lanes, ..., computed on the host by the same register_tile()
+/// the kernel inlines (the interior or the Edge copy, chosen as the kernel
+/// chooses), so a test can watch what one tile reads and writes. Instantiated
+/// for 8x8 and 16x32 in tiles.inc.
+template <int TM, int TN>
+void one_tile(int n, int i0, int j0, const float *A, const float *B, float *C);
+extern template void one_tile<8, 8>(int, int, int, const float *, const float *, float *);
+extern template void one_tile<16, 32>(int, int, int, const float *, const float *, float *);
+
+/// The source file register_tile() was compiled from (`__BASE_FILE__`: your
+/// matmul.cpp, or the copy a build made of it), for a test that compiles it again.
+const char *source_file();
+/// tiles.inc's own path (`__FILE__`): its folder holds matmul.hpp and tiles.inc.
+const char *given_file();
+
 /// Rows of the tile the speedup test grades (and lesson04 --only-yours runs).
 inline constexpr int graded_tm = 8;
 /// Columns of the graded tile.

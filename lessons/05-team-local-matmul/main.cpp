@@ -120,7 +120,7 @@ void run_size(long long n, long long reps, const std::vector<long long> &tiles, 
       std::snprintf(buf, sizeof buf, "  (article: %.0f ms)", it->second);
       article = buf;
     }
-    std::printf("  %-30s %10.2f ms  %9.1f GFLOP/s  %s  %s%s%s\n", v.name.c_str(), r.time_ms, r.rate, r.status.c_str(),
+    std::printf("  %-30s %10.2f ms  %9.1f GFLOP/s  %s  %s%s%s\n", v.name.c_str(), r.time_ms, r.rate, course::answer_word(r),
                 r.note.c_str(), article.c_str(), check.ok ? "" : ("\n    " + check.message).c_str());
     std::fflush(stdout);
     return r;

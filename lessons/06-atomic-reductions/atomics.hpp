@@ -81,4 +81,9 @@ void histogram(const float *x, std::size_t n, int *hist, Launch launch = {});
 /// `reduction(+ : hist[0:hist_bins])`, for comparison.
 void histogram_reduction(const float *x, std::size_t n, int *hist);
 
+/// The path of the file these functions were compiled from (atomics.cpp, its
+/// `__BASE_FILE__`): the tests ask the compiler whether that very file is
+/// conforming OpenMP (README, Concepts: 4).
+const char *source_file();
+
 }  // namespace lesson6

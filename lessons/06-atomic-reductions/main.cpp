@@ -75,7 +75,7 @@ course::ResultRow measure(Ctx &ctx, const std::string &experiment, const std::st
   char share[16] = "      -";
   if (!ceiling) std::snprintf(share, sizeof share, "%7.1f%%", pct);
   std::printf("  %-16s %-34s %11.3f ms %10.2f GB/s %s  %s%s\n", experiment.c_str(), variant.c_str(), r.time_ms, r.rate,
-              share, r.status.c_str(), check.ok ? "" : ("  " + check.message).c_str());
+              share, course::answer_word(r), check.ok ? "" : ("  " + check.message).c_str());
   std::fflush(stdout);
   ctx.rows.push_back(r);
   return r;

@@ -145,7 +145,7 @@ int main(int argc, char **argv) {
       char peak[16] = "";
       if (dev.fp32_peak_gflops > 0) std::snprintf(peak, sizeof peak, "%.1f%%", 100 * gflops / dev.fp32_peak_gflops);
       std::printf("  %-30s %10.3f %10.1f %11.2f %10.1f %7s  %s%s\n", v.name.c_str(), step_s * 1e3, 1 / step_s,
-                  interactions / step_s / 1e9, gflops, peak, r.status.c_str(),
+                  interactions / step_s / 1e9, gflops, peak, course::answer_word(r),
                   check.ok ? "" : ("  " + check.message).c_str());
       std::fflush(stdout);
       rows.push_back(r);

@@ -85,7 +85,7 @@ course::ResultRow make_row(const std::string &experiment, const std::string &var
 
 void print_row(const course::ResultRow &r, const course::Check &check) {
   std::printf("  %-26s %-12s %10.3f ms %9.1f GB/s  %-22s %s%s\n", r.variant.c_str(), r.size.c_str(), r.time_ms,
-              r.rate, r.note.c_str(), r.status.c_str(), check.ok ? "" : ("  " + check.message).c_str());
+              r.rate, r.note.c_str(), course::answer_word(r), check.ok ? "" : ("  " + check.message).c_str());
   std::fflush(stdout);
 }
 

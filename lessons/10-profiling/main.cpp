@@ -63,7 +63,7 @@ void stage(const std::string &experiment, const std::string &size, double bytes,
     const std::string note = !is_base && base_ms > 0 ? times(base_ms / ms) + " vs " + base_name : "";
     add_row(experiment, v.name, size, ms, rate, unit, unit == "GB/s" ? "copy-bandwidth" : "", check.ok, note);
     std::printf("  %-32s %10.3f ms %10.3f %-7s %-36s %s\n", v.name.c_str(), ms, rate, unit.c_str(), note.c_str(),
-                check.ok ? "PASS" : ("FAILED  " + check.message).c_str());
+                check.ok ? "correct" : ("WRONG  " + check.message).c_str());
     std::fflush(stdout);
   }
 }

@@ -10,10 +10,16 @@ with matplotlib, offline, one lane per kind of event, and prints a summary
 
   lessons/10-profiling/plot-trace.py TRACE.json [OUT.png] [--title TEXT] [--from MS --to MS]
 
-Needs python3-matplotlib (Debian) for the PNG; the summary needs nothing.
+Needs matplotlib for the PNG (the summary needs nothing). When the python3
+that runs it has none (a pyenv or venv first on PATH), it runs itself again
+with a python3 that has: /usr/bin/python3 (Debian's python3-matplotlib, which
+scripts/install-deps.sh installs) or another on PATH.
 """
 import argparse
 import json
+import os
+import shutil
+import subprocess
 import sys
 from collections import defaultdict
 
@@ -39,6 +45,42 @@ def load(path):
     return [e for e in events if e.get("ph") == "X" and not e.get("name", "").startswith("Total ")]
 
 
+def has_matplotlib(python):
+    try:
+        return subprocess.run([python, "-c", "import matplotlib"], capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def ensure_matplotlib():
+    """Returns when this interpreter can import matplotlib; otherwise runs the
+    script again with one that can, or exits saying what to install."""
+    try:
+        import matplotlib  # noqa: F401
+        return
+    except ImportError:
+        pass
+    tried = [sys.executable]
+    if not os.environ.get("PLOT_TRACE_REEXEC"):  # once: never loop between interpreters
+        seen = {os.path.realpath(sys.executable)}
+        path_pythons = [os.path.join(d, "python3") for d in os.environ.get("PATH", "").split(os.pathsep) if d]
+        for python in ["/usr/bin/python3"] + path_pythons:
+            if not os.access(python, os.X_OK) or os.path.realpath(python) in seen:
+                continue
+            seen.add(os.path.realpath(python))
+            tried.append(python)
+            if has_matplotlib(python):
+                print(f"plot-trace: {sys.executable} has no matplotlib; running with {python}", file=sys.stderr)
+                os.environ["PLOT_TRACE_REEXEC"] = "1"
+                sys.stdout.flush()
+                os.execv(python, [python, os.path.abspath(__file__)] + sys.argv[1:])
+    pip = shutil.which("pip3") and f"{sys.executable} -m pip install matplotlib"
+    sys.exit("plot-trace: no python3 here has matplotlib (tried " + ", ".join(tried) + "). Install it: "
+             "sudo apt-get install python3-matplotlib (Debian, Ubuntu: /usr/bin/python3 then has it)" +
+             (f", or {pip} for this python3" if pip else "") +
+             ". Without OUT.png the script prints the summary alone, which needs nothing")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("trace")
@@ -48,6 +90,8 @@ def main():
     ap.add_argument("--to", dest="t1", type=float, default=None, help="end of the window, ms")
     args = ap.parse_args()
 
+    if args.out:
+        ensure_matplotlib()  # before any output: a second interpreter would print it again
     events = load(args.trace)
     if not events:
         sys.exit(f"plot-trace: {args.trace} holds no events (was LIBOMPTARGET_PROFILE_GRANULARITY left at 500 us?)")
@@ -62,11 +106,7 @@ def main():
     if not args.out:
         return
 
-    try:
-        import matplotlib
-    except ImportError:
-        sys.exit("plot-trace: no matplotlib in this python3 (apt-get install python3-matplotlib, "
-                 "or run the script with /usr/bin/python3); the summary above needs none")
+    import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

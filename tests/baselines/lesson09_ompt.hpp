@@ -65,6 +65,7 @@ struct Event {
   std::size_t bytes = 0;
   double begin_ms = 0, end_ms = 0;  ///< since record() started
   int thread = 0;           ///< 0: the recording thread, 1, 2, ...: others in order of appearance
+  long task = -1;           ///< kernels: the index in Log::tasks of the `nowait` target task that ran it (-1: none)
 };
 
 /// Everything recorded between two calls of record().
@@ -335,8 +336,8 @@ inline void close_event(State &s, std::uint64_t id, Event e) {
     }
 }
 
-inline void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device, ompt_data_t *, ompt_data_t *,
-                      ompt_data_t *target_data, const void *) {
+inline void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device, ompt_data_t *task_data,
+                      ompt_data_t *target_task_data, ompt_data_t *target_data, const void *) {
   if ((kind & 7) != ompt_target || device < 0) return;
   auto &s = state();
   std::lock_guard<std::mutex> g(s.lock);
@@ -349,6 +350,8 @@ inline void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
     Event e;
     e.kind = Event::kernel;
     e.device = device;
+    e.task = index_of(s, target_task_data);
+    if (e.task < 0) e.task = index_of(s, task_data);
     close_event(s, target_data->value, e);
   }
 }

@@ -41,7 +41,10 @@ struct Verdict {
   bool passed = false;   ///< measured >= required
   double measured = 0;   ///< baseline median / candidate median
   double required = 0;   ///< threshold after class, cores and scale
-  std::string message;   ///< "lesson 3 simd: 5.2x faster than baseline (needs >= 3.0x on host, 2 threads)"
+  /// "lesson 3 simd: 5.2x faster than baseline (needs >= 3.0x on host, 2 threads)"; a failure
+  /// timed while other programs held the cores the test wanted adds how many they held
+  /// (Comparison::load) and what to do (rerun when idle, or COURSE_SPEEDUP_SCALE).
+  std::string message;
 };
 
 /// Grades @p cmp against @p t. @p label names the kernel in the message,

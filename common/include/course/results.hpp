@@ -73,12 +73,22 @@ std::string to_csv(const ResultRow &row);
 /// file is new or empty. Throws std::runtime_error naming the path on failure.
 void append_csv(const std::string &path, const std::vector<ResultRow> &rows);
 
-/// @p rows as a Markdown table (time, rate and status columns).
+/// What a lesson program prints for one verified result: "correct" or
+/// "WRONG". It says whether the answer is right and nothing about speed,
+/// which the speed tests grade (finish() prints the two apart).
+const char *answer_word(bool ok);
+
+/// answer_word() of a row's status.
+const char *answer_word(const ResultRow &row);
+
+/// @p rows as a Markdown table (time, rate and answer columns).
 std::string to_markdown(const std::vector<ResultRow> &rows);
 
-/// Ends a lesson program: prints @p rows as Markdown, appends them to
-/// @p csv_path when it is not empty, and returns the exit status: 0 when every
-/// row is PASS, 1 when any is FAILED, 2 when the CSV cannot be written.
+/// Ends a lesson program: prints @p rows as Markdown, then, apart, the speed
+/// of each kernel row against its experiment's baseline row (information: a
+/// line names the speed tests, which grade speed) and, last, how many answers
+/// were correct; appends @p rows to @p csv_path when it is not empty. Returns the exit status: 0 when every answer is correct
+/// (status PASS), 1 when any is wrong, 2 when the CSV cannot be written.
 int finish(const std::vector<ResultRow> &rows, const std::string &csv_path);
 
 /// True when @p bytes (a run's working set) fit in the configured device's

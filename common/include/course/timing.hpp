@@ -61,10 +61,34 @@ Timing time_median(F &&f, int reps = 5, int warmup = 1) {
   return summarize(std::move(t));
 }
 
+/// The machine's CPU time and this process's, at one moment (from /proc/stat):
+/// two samples say how busy the rest of the machine was in between.
+struct LoadSample {
+  bool ok = false;         ///< /proc/stat could be read
+  double busy = 0;         ///< CPU seconds all cores spent busy since boot
+  double total = 0;        ///< CPU seconds all cores existed since boot (busy + idle)
+  double own = 0;          ///< CPU seconds of this process
+  int cores = 0;           ///< online cores
+};
+
+/// A LoadSample taken now.
+LoadSample load_sample();
+
+/// How busy the machine was while something was timed.
+struct MachineLoad {
+  double others = -1;  ///< cores kept busy by other programs on average (-1: unknown, no /proc/stat)
+  double own = 0;      ///< cores this process kept busy
+  int cores = 0;       ///< online cores
+};
+
+/// The load between two samples: all busy CPU time minus this process's, per second.
+MachineLoad load_between(const LoadSample &before, const LoadSample &after);
+
 /// Two functions timed in alternation (A, B, A, B, ...) after warm-up.
 struct Comparison {
   Timing baseline;   ///< timings of the reference implementation
   Timing candidate;  ///< timings of the implementation being graded
+  MachineLoad load;  ///< what the rest of the machine did during the timed runs
   /// baseline median / candidate median: how many times faster the candidate is.
   double speedup() const { return candidate.median > 0 ? baseline.median / candidate.median : 0; }
 };
@@ -82,11 +106,12 @@ Comparison compare_interleaved(FB &&baseline, FC &&candidate, int reps = 5, int 
     candidate();
   }
   std::vector<double> tb, tc;
+  const LoadSample before = load_sample();
   for (int i = 0; i < reps; ++i) {
     tb.push_back(time_once(baseline, clock));
     tc.push_back(time_once(candidate, clock));
   }
-  return {summarize(std::move(tb)), summarize(std::move(tc))};
+  return {summarize(std::move(tb)), summarize(std::move(tc)), load_between(before, load_sample())};
 }
 
 }  // namespace course
