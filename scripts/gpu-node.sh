@@ -24,7 +24,7 @@ export OMP_TARGET_OFFLOAD=MANDATORY
 # The packed loader (ld-linux-x86-64.so.2 or ld-linux-aarch64.so.1), named in LOADER.
 loader=""
 [ -f "$rt/llvm-rt/LOADER" ] && loader="$rt/llvm-rt/$(cat "$rt/llvm-rt/LOADER")"
-[ -n "$loader" ] || loader=$(ls "$rt"/llvm-rt/ld-linux-*.so.* 2>/dev/null | head -1)  # packs made before LOADER
+[ -n "$loader" ] || loader=$(ls "$rt"/llvm-rt/ld-linux-*.so.* 2>/dev/null | head -1 || true)  # packs made before LOADER
 if [ -n "$loader" ] && [ -x "$loader" ]; then
   driver=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF; exit}')
   driver_dir=${driver:+$(dirname "$driver")}
