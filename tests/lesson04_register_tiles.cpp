@@ -301,12 +301,7 @@ Probe probe_register_tile(bool run) {
   Probe p;
   const std::filesystem::path src = lesson4::source_file();
   const std::filesystem::path dir = std::filesystem::path(lesson4::given_file()).parent_path();
-  std::string cxx;
-  for (const std::string &c : {"clang++-" + std::to_string(__clang_major__), std::string("clang++")})
-    if (std::system(("command -v " + c + " > /dev/null 2>&1").c_str()) == 0) {
-      cxx = c;
-      break;
-    }
+  const std::string cxx = course_test::course_clang();
   if (cxx.empty() || !std::filesystem::exists(src)) {
     p.error = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
                           : src.string() + " is not on this machine";

@@ -321,12 +321,7 @@ TEST_CASE("atomics.cpp is conforming OpenMP (no atomic directly inside teams)", 
   const fs::path src = lesson6::source_file();
   const fs::path root = fs::path(__FILE__).parent_path().parent_path();
   const fs::path headers = root / "lessons" / "06-atomic-reductions", common = root / "common" / "include";
-  std::string cxx;
-  for (const std::string &c : {"clang++-" + std::to_string(__clang_major__), std::string("clang++")})
-    if (std::system(("command -v " + c + " > /dev/null 2>&1").c_str()) == 0) {
-      cxx = c;
-      break;
-    }
+  const std::string cxx = course_test::course_clang();
   if (cxx.empty() || !fs::exists(src) || !fs::exists(headers)) {
     const std::string why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
                                         : (fs::exists(src) ? headers : src).string() + " is not on this machine";

@@ -229,12 +229,7 @@ TEST_CASE("normalize compiles to an SPMD kernel (compiler remarks for an NVIDIA 
   // path (tests/ beside lessons/), not from the graded file's.
   const std::filesystem::path header_dir =
       std::filesystem::path(__FILE__).parent_path().parent_path() / "lessons" / "10-profiling";
-  std::string cxx;
-  for (const std::string &c : {"clang++-" + std::to_string(__clang_major__), std::string("clang++")})
-    if (std::system(("command -v " + c + " > /dev/null 2>&1").c_str()) == 0) {
-      cxx = c;
-      break;
-    }
+  const std::string cxx = course_test::course_clang();
   if (cxx.empty() || !std::filesystem::exists(src)) {
     const std::string why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
                                         : src.string() + " is not on this machine";

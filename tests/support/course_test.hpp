@@ -130,6 +130,11 @@ struct ChildRun {
 /// per team on the host device, where it would otherwise grant one).
 ChildRun run_self(const std::string &test_name, const std::vector<std::string> &env);
 
+/// The clang a test compiles the student's file with again (to read its
+/// remarks or its optimized code): clang++-N of the compiler that built this
+/// program, else clang++; empty when neither is on PATH (a GPU node).
+std::string course_clang();
+
 /// A one-line account of a thread_cpu_seconds() result: "0.41 s on 2 threads: 51 % 49 %".
 std::string describe_thread_split(const std::vector<double> &seconds);
 

@@ -113,3 +113,9 @@ course_test::ChildRun course_test::run_self(const std::string &test_name, const 
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
 }
+
+std::string course_test::course_clang() {
+  for (const std::string &c : {"clang++-" + std::to_string(__clang_major__), std::string("clang++")})
+    if (std::system(("command -v " + c + " > /dev/null 2>&1").c_str()) == 0) return c;
+  return "";
+}
