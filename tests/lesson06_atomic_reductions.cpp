@@ -19,6 +19,7 @@
 #include "course/device.hpp"
 #include "course_test.hpp"
 #include "lesson02_ompt.hpp"  // the OMPT witness of launches and copies (this program's only OMPT tool)
+#include "ompt_witness.hpp"
 #include "lesson06_atomics.hpp"
 
 // Speedup thresholds: this lesson's grading numbers, {host, gpu} (see course/grading.hpp).
@@ -411,28 +412,11 @@ TEST_CASE("sums lose no partial when 64 teams add to one total at once", "[lesso
   SUCCEED("no partial lost");
 }
 
-// The OMPT witness: is it there? Fails on the host device, where it must be
-// (ctest sets LD_LIBRARY_PATH so that the runtime finds libomp.so for OMPT).
-bool witness_ready() {
-  namespace trace = course::lesson2_trace;
-  std::string why;
-  if (!trace::tracing_active())
-    why = "the OMPT tool that watches launches and copies is not active (is OMP_TOOL=disabled set?)";
-  else if (!trace::device_events())
-    why = "the offload runtime reports no kernel launches or copies to the OMPT tool";
-  if (why.empty()) return true;
-  if (course::device_info().is_gpu()) {
-    WARN(why + "; skipped on this GPU runtime");
-    return false;
-  }
-  FAIL(why + "; run the tests through ctest, which sets LD_LIBRARY_PATH to LLVM's lib folder");
-  return false;
-}
 
 // Step 6.1's maps: x is input only. Mapped tofrom, the whole array comes
 // back after every sum (n x 4 bytes for one number), and the total is right.
 TEST_CASE("sum copies x to the device and nothing of it back", "[lesson6][correctness][ompt]") {
-  if (!witness_ready()) return;
+  if (!course_test::ompt_witness_ready()) return;
   const std::size_t n = 100003;
   const auto x = ref::sum_input<int>(n, course_test::seed());
   int got = 0;
@@ -456,7 +440,7 @@ TEST_CASE("sum copies x to the device and nothing of it back", "[lesson6][correc
 // without `teams` (`target` around a `parallel` region) asks for ONE: the
 // total is right, and the whole sum runs on one GPU multiprocessor.
 TEST_CASE("sum asks for the teams its launch names", "[lesson6][correctness][ompt]") {
-  if (!witness_ready()) return;
+  if (!course_test::ompt_witness_ready()) return;
   const std::size_t n = 100003;
   const auto x = ref::sum_input<int>(n, course_test::seed());
   const Launch l{4, 2};

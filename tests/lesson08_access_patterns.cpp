@@ -9,6 +9,7 @@
 #include "course/device.hpp"
 #include "course_test.hpp"
 #include "lesson02_ompt.hpp"  // the OMPT witness of launches and copies (this program's only OMPT tool)
+#include "ompt_witness.hpp"
 #include "lesson08_access_patterns.hpp"
 #include "patterns.hpp"
 
@@ -145,23 +146,6 @@ TEST_CASE("Col16x16 copies every pixel", "[lesson8][correctness]") { check_patte
 
 // ---- what the row patterns copy, and the launch they ask for --------------
 
-// The OMPT witness: is it there? Fails on the host device, where it must be
-// (ctest sets LD_LIBRARY_PATH so that the runtime finds libomp.so for OMPT).
-bool witness_ready() {
-  namespace trace = course::lesson2_trace;
-  std::string why;
-  if (!trace::tracing_active())
-    why = "the OMPT tool that watches launches and copies is not active (is OMP_TOOL=disabled set?)";
-  else if (!trace::device_events())
-    why = "the offload runtime reports no kernel launches or copies to the OMPT tool";
-  if (why.empty()) return true;
-  if (course::device_info().is_gpu()) {
-    WARN(why + "; skipped on this GPU runtime");
-    return false;
-  }
-  FAIL(why + "; run the tests through ctest, which sets LD_LIBRARY_PATH to LLVM's lib folder");
-  return false;
-}
 
 const Pattern row_patterns[] = {Pattern::row4, Pattern::row16, Pattern::row4x4, Pattern::row16x16};
 
@@ -169,7 +153,7 @@ const Pattern row_patterns[] = {Pattern::row4, Pattern::row16, Pattern::row4x4, 
 // to the device, dst comes back, and nothing else crosses. dst mapped tofrom
 // copies the old image in for nothing: the kernel overwrites all of it.
 TEST_CASE("row patterns copy src in and dst out and nothing more", "[lesson8][correctness][ompt]") {
-  if (!witness_ready()) return;
+  if (!course_test::ompt_witness_ready()) return;
   const Image im = lesson8::make_image(250, 99);
   const std::size_t n = im.bytes();
   const auto r = course::random_vector<std::uint8_t>(n, course_test::seed(), 0, 255);
@@ -202,7 +186,7 @@ TEST_CASE("row patterns copy src in and dst out and nothing more", "[lesson8][co
 // num_teams/thread_limit runs, right, with the device's default, and the
 // sweep measures nothing. The tool sees what each launch requested.
 TEST_CASE("row patterns ask for the teams of the launch they are given", "[lesson8][correctness][ompt]") {
-  if (!witness_ready()) return;
+  if (!course_test::ompt_witness_ready()) return;
   const Image im = lesson8::make_image(250, 99);
   const std::size_t n = im.bytes();
   course::aligned_vector<std::uint8_t> src(n, 7), dst(n);
