@@ -17,6 +17,14 @@
 #     --keep                   leave the root in place afterwards (its path is printed)
 #     --root DIR               run in a root kept by an earlier --keep run instead of
 #                              a fresh one (for builds that continue there; not clean)
+#     --reuse-installed        start from a cached root in which an earlier run of
+#                              this same scripts/install-deps.sh already installed
+#                              the packages (the cache is keyed by that script's
+#                              content, distribution and architecture, and is made
+#                              again after 7 days); COMMAND still runs
+#                              install-deps.sh, which then finds everything in
+#                              place. For the emulated root, where installing
+#                              costs minutes; a fresh root proves install-deps.sh
 #     --cache DIR              where bare roots are cached (default
 #                              $COURSE_CLEAN_ROOT_CACHE or /var/cache/course-clean-room)
 #     COMMAND                  run in the repository's copy inside the root, by bash
@@ -39,6 +47,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dist=bookworm
 keep=0
 reuse=""
+reuse_installed=0
 binds=()
 cache=${COURSE_CLEAN_ROOT_CACHE:-/var/cache/course-clean-room}
 cmd='scripts/install-deps.sh && cmake --workflow --preset solutions'
@@ -46,7 +55,7 @@ mirror=${COURSE_DEBIAN_MIRROR:-}   # empty: debootstrap's default
 host_arch=$(dpkg --print-architecture 2>/dev/null || echo unknown)
 arch=$host_arch
 
-usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "clean-room: error: $*" >&2; exit "${2:-2}"; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -58,6 +67,7 @@ while [ $# -gt 0 ]; do
     --mirror=*) mirror=${1#*=} ;;
     --bind) [ $# -ge 2 ] || die "--bind needs a path"; binds+=("$2"); shift ;;
     --keep) keep=1 ;;
+    --reuse-installed) reuse_installed=1 ;;
     --root) [ $# -ge 2 ] || die "--root needs a folder"; reuse=$2; shift ;;
     --cache) [ $# -ge 2 ] || die "--cache needs a folder"; cache=$2; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -107,6 +117,15 @@ if [ ! -s "$base" ]; then
   rm -rf "$tmp"
 fi
 
+# 1b. With --reuse-installed: the root after an earlier install-deps.sh
+# of the same content, if there is one younger than 7 days.
+installed=""
+if [ "$reuse_installed" = 1 ] && [ -z "$reuse" ]; then
+  key=$(cat "$repo/scripts/install-deps.sh" | sha256sum | cut -c1-12)
+  installed="$cache/$name-installed-$key.tar"
+  find "$cache" -maxdepth 1 -name "$name-installed-*.tar" -mtime +7 -delete 2>/dev/null || true
+fi
+
 # 2. A fresh copy for this run, and cleanup that runs however we leave.
 if [ -n "$reuse" ]; then
   [ -x "$reuse/bin/bash" ] || die "--root $reuse is not a root made by this script"
@@ -133,7 +152,14 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-[ -n "$reuse" ] || tar -C "$root" -xf "$base"
+if [ -z "$reuse" ]; then
+  if [ -n "$installed" ] && [ -s "$installed" ]; then
+    echo "clean-room: starting from the packages an earlier install-deps.sh (same script) installed on $(date -r "$installed" +%F): $installed"
+    tar -C "$root" -xf "$installed"
+  else
+    tar -C "$root" -xf "$base"
+  fi
+fi
 
 # 3. The working tree as git would ship it (uncommitted edits of tracked files included).
 # A reused root (--root) keeps its build folders: the tracked files are
@@ -168,6 +194,13 @@ chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 DEBIAN_FRONTEND
   /bin/bash -c "cd /root/course && { $cmd; }" >"$log" 2>&1
 rc=$?
 set -e
+if [ "$rc" -eq 0 ] && [ -n "$installed" ] && [ ! -s "$installed" ]; then
+  # Only a root whose command passed is kept: its packages, not the course copy.
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
+  mounted=()
+  tar -C "$root" --exclude=./root/course --exclude=./proc --exclude=./sys --exclude=./dev -cf "$installed.part" . \
+    && mv "$installed.part" "$installed" && echo "clean-room: cached the installed packages for --reuse-installed: $installed"
+fi
 if [ "$rc" -eq 0 ]; then
   echo "clean-room: PASS on $dist $arch in $((SECONDS - t0)) s (log: $log)"
 else

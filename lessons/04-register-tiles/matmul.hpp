@@ -59,7 +59,9 @@ extern template void matmul_tiled<16, 32>(int, const float *, const float *, flo
 /// for 8x8 and 16x32 in tiles.inc.
 template <int TM, int TN>
 void one_tile(int n, int i0, int j0, const float *A, const float *B, float *C);
+/// The 8x8 tile, for the tests.
 extern template void one_tile<8, 8>(int, int, int, const float *, const float *, float *);
+/// The 16x32 tile, for the tests.
 extern template void one_tile<16, 32>(int, int, int, const float *, const float *, float *);
 
 /// The source file register_tile() was compiled from (`__BASE_FILE__`: your
