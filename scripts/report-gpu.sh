@@ -18,6 +18,13 @@
 #                program the bundle holds (built here with
 #                `cmake --build BUILD --target lessonNN_steps`) and requires a
 #                test to fail; one verdict line per step
+#   GPU node:  scripts/report-gpu.sh mistakes RUNTIME.tar.xz BUNDLE[.tar.xz]
+#                the catalogue of common mistakes (tests/mistakes/), on the GPU:
+#                runs each mistake's mutant (built here with `cmake --build
+#                BUILD --target lessonNN_mistakes`) on the entry's test, which
+#                must fail with the entry's words, as cmake/expect-failure.cmake
+#                requires; one verdict line per entry (declared `elsewhere`
+#                entries for gpu are reported so, with their reason)
 #   GPU node:  scripts/report-gpu.sh sanitize RUNTIME.tar.xz BUNDLE[.tar.xz]
 #                compute-sanitizer memcheck and racecheck over every lesson's
 #                solution tests ("[correctness]"; racecheck leaves out the
@@ -35,7 +42,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "report-gpu.sh: error: $*" >&2; exit 2; }
-usage() { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # A bundle given as BUNDLE.tar.xz is unpacked once into $COURSE_BUNDLE_DIR;
 # prints the bundle's folder.
@@ -74,9 +81,11 @@ case "$cmd" in
       mkdir -p "$bundle/lessons/$name"
       cp "$d/lesson$nn" "$bundle/lessons/$name/"
       [ -x "$d/lesson${nn}_starter" ] && cp "$d/lesson${nn}_starter" "$bundle/lessons/$name/"
-      for t in "$d"/lesson${nn}_test "$d"/lesson${nn}_starter_test "$d"/lesson${nn}_step*_test; do
+      for t in "$d"/lesson${nn}_test "$d"/lesson${nn}_starter_test "$d"/lesson${nn}_step*_test "$d"/lesson${nn}_mistake_*_test; do
         [ -x "$t" ] && cp "$t" "$bundle/lessons/$name/"
       done
+      # The catalogue's entries (test, words, where declared elsewhere), as configure wrote them.
+      [ -f "$build/mistakes/$name/mistakes.cmake" ] && cp "$build/mistakes/$name/mistakes.cmake" "$bundle/lessons/$name/" 
       n=$((n + 1))
     done
     [ -x "$build/tests/offload_smoke" ] && mkdir -p "$bundle/tests" && cp "$build/tests/offload_smoke" "$bundle/tests/"
@@ -165,6 +174,47 @@ PYEOF
     [ "$n" -gt 0 ] || die "the bundle holds no step programs: build them with 'cmake --build BUILD --target lessonNN_steps' and pack again"
     echo "report-gpu.sh: $((n - missed - declared)) of $n steps caught on this device, $declared graded elsewhere (declared), $missed not caught"
     [ "$missed" = 0 ]
+    ;;
+  mistakes)
+    [ $# -eq 2 ] || die "usage: report-gpu.sh mistakes RUNTIME.tar.xz BUNDLE"
+    pack=$1; [ -f "$pack" ] || die "runtime pack '$pack' not found"
+    bundle=$(unpack "$2")
+    echo "report-gpu.sh: bundle built at $(cat "$bundle/report/commit.txt" 2>/dev/null || echo '?')"
+    n=0; missed=0; declared=0; unnamed=0
+    # One value of mistakes.cmake: set(COURSE_MISTAKE_<id>_<KEY> "value")
+    val() { sed -n "s/^set(COURSE_MISTAKE_$2_$3 \"\(.*\)\")\$/\1/p" "$1" | sed 's/\\"/"/g'; }
+    for prog in "$bundle"/lessons/*/lesson[0-9][0-9]_mistake_*_test; do
+      [ -x "$prog" ] || continue
+      name=$(basename "$prog"); nn=${name:6:2}; id=${name#lesson${nn}_mistake_}; id=${id%_test}
+      manifest=$(dirname "$prog")/mistakes.cmake
+      [ -f "$manifest" ] || die "$(dirname "$prog") has no mistakes.cmake: pack again"
+      test=$(val "$manifest" "$id" TEST); words=$(val "$manifest" "$id" WORDS)
+      title=$(val "$manifest" "$id" TITLE); elsewhere=$(val "$manifest" "$id" ELSEWHERE)
+      what="mistake $((10#$nn)).$id ($title)"
+      n=$((n + 1)); t0=$SECONDS; rc=0
+      out=$(timeout "${COURSE_STEP_TIMEOUT:-240}" "$repo/scripts/gpu-node.sh" "$pack" "$prog" "$test" --order decl --abort 2>&1) || rc=$?
+      missing=""
+      IFS='|' read -r -a ws <<<"$words"
+      for w in "${ws[@]}"; do
+        grep -qiF -- "$w" <<<"$out" || missing="$missing \"$w\""
+      done
+      if [ "$rc" = 0 ] && [[ "$elsewhere" == gpu:* ]]; then
+        verdict="graded elsewhere (${elsewhere#gpu: })"; declared=$((declared + 1))
+      elif [ "$rc" = 0 ]; then
+        verdict="NOT CAUGHT: \"$test\" passes with it"; missed=$((missed + 1))
+      elif [ "$rc" = 124 ]; then
+        verdict="caught (hang: no answer in ${COURSE_STEP_TIMEOUT:-240} s)"
+      elif [ -n "$missing" ]; then
+        verdict="caught, but the message lacks$missing"; unnamed=$((unnamed + 1))
+      else
+        verdict="caught"
+      fi
+      echo "report-gpu.sh: $what: $verdict, exit $rc in $((SECONDS - t0)) s"
+      printf '%s\n' "$out" | grep -m2 -E 'FAILED|failed|CRASH' | cut -c1-200 | sed 's/^/    /' || true
+    done
+    [ "$n" -gt 0 ] || die "the bundle holds no mistake programs: build them with 'cmake --build BUILD --target lessonNN_mistakes' and pack again"
+    echo "report-gpu.sh: $((n - missed - declared - unnamed)) of $n mistakes caught with their words on this device, $unnamed caught without them, $declared graded elsewhere (declared), $missed not caught"
+    [ "$missed" = 0 ] && [ "$unnamed" = 0 ]
     ;;
   sanitize)
     [ $# -eq 2 ] || die "usage: report-gpu.sh sanitize RUNTIME.tar.xz BUNDLE"
@@ -277,5 +327,5 @@ PYEOF
     fi
     exit $rc
     ;;
-  *) die "unknown command '$cmd' (pack, test, steps, sanitize or run; see --help)" ;;
+  *) die "unknown command '$cmd' (pack, test, steps, mistakes, sanitize or run; see --help)" ;;
 esac

@@ -166,8 +166,8 @@ TEST_CASE("matmul shares its rows among the threads", "[lesson1][correctness]") 
   const double busiest = cpu.front() / total;
   if (busiest > 0.75)
     FAIL("matmul did its work on one thread: " + split + ", with " + std::to_string(threads) +
-         " threads available. Step 1.2: put `#pragma omp parallel for` on the i loop, so each thread takes "
-         "whole rows of C (README, Concepts: 2. Threads).");
+         " threads available. Step 1.2 shares the rows of C out among the threads: which loop can be split "
+         "so that no two threads add into the same element? (README, Concepts: 2. Threads).");
   SUCCEED(split);
 }
 
@@ -196,8 +196,8 @@ TEST_CASE("matmul's inner loop runs in vector lanes at n = 256", "[lesson1][spee
   if (!v.passed)
     FAIL(v.message + (v.measured < 0.7 ? "\nSlower than the scalar i-k-j loop: is your loop order i-k-j yet "
                                          "(step 1.1, README Concepts: 1. Loop order)?"
-                                       : "\nThe inner j loop does not use vector instructions: put `#pragma omp "
-                                         "simd` right before it (step 1.3, README Concepts: 3. SIMD)."));
+                                       : "\nThe inner j loop does not use vector instructions: this build leaves "
+                                         "vectorizing to you (step 1.3, README Concepts: 3. SIMD)."));
   SUCCEED(v.message);
 }
 

@@ -485,8 +485,8 @@ TEST_CASE("tile 8x8 is faster than the same tile with rolled loops", "[lesson4][
                      "(README, Steps; the test against the naive matmul grades it); this test then grades step 4.2.");
   if (!v.passed)
     FAIL(v.message + "\nYour tile is no faster than one whose loops over m and t stay loops: its arrays are "
-                     "indexed at run time, so they live in memory, not registers. Step 4.2: `#pragma omp unroll "
-                     "full` on every loop over m or t (README, Concepts: 3. Registers have no addresses).");
+                     "indexed at run time, so they live in memory, not registers. Step 4.2: every loop over m or t "
+                     "has to disappear at compile time (README, Concepts: 3. Registers have no addresses).");
   SUCCEED(v.message);
 }
 

@@ -75,8 +75,8 @@ std::string sum_hint(double got, double want, const Launch &l, std::size_t tail)
   if (got == 0 && want != 0)
     return "\nThe total stayed 0: no team's partial reached `total` (the one global atomic per team, made by one "
            "thread after the team's barrier, inside the parallel region), `total` is not map(tofrom), or a "
-           "thread's add to the team's partial was lost and the partial ended as some thread's 0 (that add needs "
-           "`#pragma omp atomic` too) (README, Concepts: 4. Team-local).";
+           "thread's add to the team's partial was lost and the partial ended as some thread's 0 (that add must be "
+           "indivisible too) (README, Concepts: 4. Team-local).";
   if (got < want && tail > 0)
     return "\nExactly the last " + std::to_string(tail) +
            " element(s) are missing from the total.\nThe split into blocks rounds down, so the elements after "
@@ -84,8 +84,8 @@ std::string sum_hint(double got, double want, const Launch &l, std::size_t tail)
            "6.1, 'count the elements on paper').";
   if (got < want)
     return std::string("\nLost updates: part of the sum never reached the total. Two threads added to the same "
-                       "variable without an atomic (the team's partial needs `#pragma omp atomic`, and so does "
-                       "`total`), or some elements were never visited") +
+                       "variable without an atomic (the adds to the team's partial must be indivisible, and so "
+                       "must those to `total`), or some elements were never visited") +
            (odd_shape ? ": with this launch the runtime granted other counts than asked; split the elements by "
                         "omp_get_num_teams() and omp_get_num_threads() (README, Concepts: 5. Split by what you get)"
                       : "") +
@@ -172,10 +172,10 @@ course::Check check_histogram(const std::vector<float> &x, Launch l, bool reduct
                  (reduction ? std::string(": OpenMP can give each thread a private copy of the whole array and "
                                           "add the copies up at the end; which clause, and does it take an "
                                           "array section? (step 6.3, README, Concepts: 6. The reduction clause)")
-                            : std::string(" (each team's private histogram needs `#pragma omp atomic` when "
+                            : std::string(" (each team's private histogram needs indivisible increments when "
                                           "a team has several threads, and so does hist; step 6.2, README, "
                                           "Concepts: 1. An atomic is a read-modify-write), or a missing "
-                                          "`#pragma omp barrier` between the team's phases: a thread counted "
+                                          "barrier between the team's phases: a thread counted "
                                           "into bins not yet zeroed, or merged bins others were still counting "
                                           "into (README, Hints: 6.2)")) +
                  ".";
@@ -294,7 +294,10 @@ TEST_CASE("histogram_reduction with data that all fall in one bin", "[lesson6][c
 // 0.2-0.4 million). So: 2^25 elements in one bin, run again until one run
 // loses counts, at least 2 runs and at most 5 or 2 seconds. A reduction never
 // loses a count, so this cannot fail a right answer; on a GPU the race loses
-// counts at once.
+// counts at once. On a heavily loaded host (a CI run beside other builds, load
+// 10 on 2 cores, 2026-11-26) even this lost none, so the step is declared with
+// the check that always sees it: the lesson's race check in `ctest -L lesson6`.
+// STEP-ELSEWHERE(6.3, host): races: the race loses counts only while two threads run at the same instant; ThreadSanitizer + Archer ("lesson6: no data races") sees it on every run
 TEST_CASE("histogram_reduction loses no count when every thread adds to one bin",
           "[lesson6][correctness][racecheck-slow]") {
   const std::size_t n = std::size_t(1) << 25;
@@ -433,7 +436,7 @@ TEST_CASE("sum copies x to the device and nothing of it back", "[lesson6][correc
                << "from: the starter's maps)");
   if (in != bytes)
     FAIL_CHECK("sum copied " << in << " of x's " << bytes << " bytes to the device (once is what it needs): "
-               << "map(to : x[0:n]) on the kernel (step 6.1)");
+               << "does the kernel map all of x, in? (step 6.1; README, What you start from: the starter's maps)");
 }
 
 // Step 6.1's launch: `launch.teams` is how many teams to ask for. A kernel

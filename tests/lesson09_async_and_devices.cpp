@@ -5,12 +5,14 @@
 //        creates, their depend lists and the waits: a synchronous pipeline
 //        creates no target task at all, so it fails here however fast the
 //        machine (a timing could not tell, and on the host device overlap
-//        buys no time).
+//        buys no time); it also counts the pipeline's copies and device
+//        allocations: each array crosses once, into memory taken once.
 //   9.2  the tool records every device allocation, copy and free: arrays
 //        that are host memory, or mapped instead of allocated, fail.
 //   9.3  every device must report its own share from a region that ran on
 //        it, and (where the runtime reports device events) receive exactly
-//        its share's bytes and run a kernel.
+//        its share's bytes and run a kernel; the tool also sees whether each
+//        device's work was launched without waiting for the devices before it.
 // Speed: the pipeline against the synchronous version (graded on GPUs), and
 // all devices against one (graded where there are two GPUs or more).
 #include <omp.h>
@@ -390,6 +392,69 @@ TEST_CASE("pipeline_start launches copies and kernels as nowait tasks chained pe
   COURSE_CHECK(course::check_close<float>(result, in.ref, kTol, pipeline_name(n, chunks) + " (traced run)"));
 }
 
+// What the pipeline moves, seen by the OMPT tool: each input crosses to the
+// device once, the result comes back once, and device memory is taken once
+// for the whole run (one allocation per array), not per chunk or per stage.
+// The task graph above cannot see this, and neither can the answer: a
+// pipeline whose arrays are not on the device when its `target update`s run
+// copies nothing, and on the host device its kernel then reads and writes the
+// host's own arrays -- right, with no copy at all (a GPU could not).
+TEST_CASE("pipeline copies each array across once into device memory taken once", "[lesson9][correctness][ompt]") {
+  if (!have(trace::device_events(), "device allocations and copies")) return;
+  note_hidden_helpers();
+  const int n = 100003, chunks = 8, used = chunks_used(n, chunks);
+  const Inputs in(n);
+  auto result = course_test::poisoned<float>((std::size_t)n);
+  const auto job = make_job(n, in, result);
+  const int dev = omp_get_default_device();
+  const auto log = trace::record([&] { lesson9::add_exp_pipelined(job, chunks); });
+  COURSE_CHECK(course::check_close<float>(result, in.ref, kTol, pipeline_name(n, chunks) + " (counted run)"));
+  const std::size_t bytes = sizeof(float) * (std::size_t)n;
+  const double b = (double)bytes;
+  const double first_in = (double)log.copied(DataOp::to_device, dev, in.first.data(), bytes),
+               second_in = (double)log.copied(DataOp::to_device, dev, in.second.data(), bytes),
+               result_in = (double)log.copied(DataOp::to_device, dev, result.data(), bytes),
+               result_out = (double)log.copied(DataOp::from_device, dev, result.data(), bytes);
+  int allocations = 0;
+  for (const auto &op : log.data_ops) allocations += op.kind == DataOp::alloc && op.device == dev;
+  INFO(pipeline_name(n, chunks) << ": to the device " << first_in << " bytes of first, " << second_in
+                                << " of second, " << result_in << " of result; back " << result_out
+                                << " of result; " << allocations << " device allocations (" << b
+                                << " bytes per array)");
+  const std::string what = pipeline_name(n, chunks) + ": ";
+  COURSE_CHECK(expect(first_in >= b && second_in >= b,
+                      what + fmt("only %.0f and %.0f of the %.0f bytes of first and second were copied to the "
+                                 "device: the arrays are not on the device when the chunks' `target update to` run, "
+                                 "and an update of data that is not present copies nothing (the kernel then works on "
+                                 "whatever its pointers reach: on the host device the host's own arrays). Is device "
+                                 "memory taken for them before the chunks? (README, step 9.1, concept 3)",
+                                 first_in, second_in, b)));
+  COURSE_CHECK(expect(first_in <= b && second_in <= b,
+                      what + fmt("first and second were copied to the device %.2f and %.2f times: each chunk's "
+                                 "inputs need to cross once. Copied by a map and by a `target update` both, or "
+                                 "whole for every chunk? (README, step 9.1, concept 3)",
+                                 first_in / b, second_in / b)));
+  COURSE_CHECK(expect(result_in == 0, what + fmt("%.0f bytes of result were copied TO the device: result is output "
+                                                 "only, its old contents never need to go in (README, step 9.1)",
+                                                 result_in)));
+  COURSE_CHECK(expect(result_out >= b,
+                      what + fmt("only %.0f of the %.0f bytes of result came back from the device: the result "
+                                 "stayed where the kernel wrote it; is it on the device, and does every chunk's "
+                                 "`target update from` find it there? (README, step 9.1, concept 3)",
+                                 result_out, b)));
+  COURSE_CHECK(expect(result_out <= b,
+                      what + fmt("result came back from the device %.2f times: the chunks' copy-outs already "
+                                 "brought every element home. Does giving the device memory back need to copy "
+                                 "too? (README, step 9.1, concept 3)",
+                                 result_out / b)));
+  COURSE_CHECK(expect(allocations <= 3,
+                      what + fmt("device memory was allocated %.0f times for %.0f chunks (expected 3: one per "
+                                 "array): the arrays should stay resident on the device for the whole pipeline, "
+                                 "taken once before the chunks, not mapped again per chunk or per stage (README, "
+                                 "step 9.1, concept 3)",
+                                 allocations, used)));
+}
+
 // ---- 9.2 correctness ----------------------------------------------------------------
 
 TEST_CASE("device memory at n = 1 on the default device", "[lesson9][correctness][ompt]") {
@@ -424,6 +489,79 @@ TEST_CASE("all devices at n = 4194304", "[lesson9][correctness]") { check_all_de
 TEST_CASE("each device received and computed and returned exactly its share", "[lesson9][correctness][ompt]") {
   if (!have(trace::device_events(), "kernels and copies per device")) return;
   for (int d = 1; d <= devices_here(); ++d) check_all_devices(10007, d, true);
+}
+
+// All devices at once, as facts of the program: each device's work must be
+// launched without waiting for it -- as `nowait` target tasks (then every
+// kernel the OMPT tool sees ran inside one, and the launching thread waited
+// once, not once per device), or from one host thread per device. A loop of
+// synchronous target regions runs the devices one after another: right
+// answer, right shares, no overlap, and on the host device (whose devices
+// share the same cores) no time lost either, so only this test can tell.
+TEST_CASE("all devices are launched before any is waited for", "[lesson9][correctness][ompt]") {
+  const int devices = devices_here();
+  if (devices < 2) {
+    WARN("one offload device: nothing can run beside it, so step 9.3's concurrency is not graded here");
+    return;
+  }
+  if (!have(trace::task_events(), "nowait target tasks and taskwaits")) return;
+  const bool events = trace::device_events();
+  const int n = 10007;
+  const Inputs in(n);
+  auto result = course_test::poisoned<float>((std::size_t)n);
+  const auto job = make_job(n, in, result);
+  std::vector<lesson9::DeviceReport> reports;
+  const auto log = trace::record([&] { reports = lesson9::add_exp_all_devices(job, devices); });
+  const std::string at = "all devices, n=" + std::to_string(n) + ", " + std::to_string(devices) + " devices: ";
+  COURSE_CHECK(course::check_close<float>(result, in.ref, kTol, at + "(README, step 9.3)"));
+
+  // Per device: kernels that ran inside a `nowait` target task, kernels that did not.
+  std::vector<int> in_task((std::size_t)devices, 0), waited_for((std::size_t)devices, 0);
+  std::vector<int> threads;
+  for (const auto &e : log.events) {
+    if (e.kind != trace::Event::kernel || e.device < 0 || e.device >= devices) continue;
+    const bool task = e.task >= 0 && log.tasks[(std::size_t)e.task].target;
+    ++(task ? in_task : waited_for)[(std::size_t)e.device];
+    if (std::find(threads.begin(), threads.end(), e.thread) == threads.end()) threads.push_back(e.thread);
+  }
+  const int tasks = log.target_tasks(), waits = log.taskwaits + log.taskgroups;
+  INFO(at << tasks << " nowait target tasks, " << waits << " waits (taskwait or taskgroup), kernels launched from "
+          << threads.size() << " host thread(s)");
+  if (events && threads.size() >= 2) {  // one host thread per device: they run side by side
+    SUCCEED(at + "kernels launched from several host threads");
+    return;
+  }
+  COURSE_CHECK(expect(tasks >= 1,
+                      at + "created no `nowait` target task, and one host thread launched every kernel: each device's "
+                           "work finished before the next device's began, so the devices ran one after another. "
+                           "Launch every device's work before waiting for any (README, step 9.3, concept 6)"));
+  if (tasks < 1) return;
+  if (events) {
+    for (int d = 0; d < devices; ++d)
+      COURSE_CHECK(expect(waited_for[(std::size_t)d] == 0,
+                          at + fmt("device %.0f ran %.0f kernel(s) that were no `nowait` task: the launching thread "
+                                   "waited for each before it went on, so that part ran one device after another "
+                                   "(README, step 9.3, concept 6)",
+                                   d, waited_for[(std::size_t)d])));
+  } else {
+    COURSE_CHECK(expect(tasks >= devices, at + fmt("created %.0f `nowait` target tasks for %.0f devices: some device's "
+                                                   "work is no `nowait` task, so the thread waited for it before "
+                                                   "launching the next (README, step 9.3, concept 6)",
+                                                   tasks, devices)));
+  }
+  // Two waits are fine (say, after the kernels and after the reports); one per
+  // device means each device started only when the one before had finished.
+  // With two devices the two cannot be told apart, so this needs three.
+  if (devices >= 3)
+    COURSE_CHECK(expect(waits < devices,
+                        at + fmt("waited %.0f times (taskwait or taskgroup) for %.0f devices: a wait per device lets "
+                                 "each device start only when the one before it has finished, one after another "
+                                 "again. Launch them all, then wait (README, step 9.3, concept 6)",
+                                 waits, devices)));
+  COURSE_CHECK(expect(log.unfinished() == 0,
+                      at + fmt("%.0f of its tasks were unfinished when add_exp_all_devices() returned: the results "
+                               "and reports may not be written yet. Wait for them before returning",
+                               log.unfinished())));
 }
 
 // ---- speedup ------------------------------------------------------------------------------
