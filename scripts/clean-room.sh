@@ -132,7 +132,7 @@ if [ -n "$reuse" ]; then
   root=$(cd "$reuse" && pwd)
   keep=1
   # Its architecture is the one dpkg was installed for there.
-  arch=$(cat "$root/var/lib/dpkg/arch" 2>/dev/null | head -1)
+  arch=$(head -1 "$root/var/lib/dpkg/arch" 2>/dev/null || true)
   [ -n "$arch" ] || arch=$(chroot "$root" dpkg --print-architecture 2>/dev/null || echo "$host_arch")
   [ "$arch" = "$host_arch" ] || emulated=1
 else
