@@ -2,7 +2,13 @@
 // pixel byte-exactly at awkward sizes and launches, writes nothing outside the
 // image, the row patterns copy only what they must and ask for the launch
 // they are given (an OMPT witness of copies and launches, as in lesson 2), and
-// the row-vector pattern beats the strided Col16x16 baseline.
+// the row-vector pattern beats the strided Col16x16 baseline. Step 8.3: Loop
+// and Portable copy every pixel, the compiler says which constructs they are
+// for this device and for a GPU, and Portable beats the other device's shape.
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,8 +24,13 @@
 // lesson 8: Row16 (vector rows) vs the strided Col16x16 copy on a large
 // image; solution measured 5.0-15.8x on host (4000^2, 2 threads, loaded
 // machine), 6.4x on an H200 (16000x8000).
+// lesson 8: Portable (metadirective) vs the other device's shape (on the host
+// device the GPU's collapsed byte copy, on a GPU the CPU's row per thread);
+// solution measured 2.7x on host (process CPU time, 4000^2, 2 threads, loaded
+// machine), 8.5-10.3x on an H200 (16000x8000, three runs).
 namespace thresholds {
 constexpr course::Threshold kRow16{"lesson8.row16", 2.0, 3.0, course::Scaling::fixed, 0};
+constexpr course::Threshold kPortable{"lesson8.portable", 1.3, 3.0, course::Scaling::fixed, 0};
 }  // namespace thresholds
 
 namespace {
@@ -33,8 +44,11 @@ using lesson8::Pattern;
 // it does not own, and the test sees it.
 constexpr int guard_rows = 16;
 
-std::string describe(Pattern p, const Image &im, Launch l) {
-  return std::string(lesson8::name(p)) + " " + std::to_string(im.width) + "x" + std::to_string(im.height) +
+// A copy under test: a pattern through copy_image, or Loop / Portable.
+using CopyFn = std::function<void(const Image &, const std::uint8_t *, std::uint8_t *, Launch)>;
+
+std::string describe(const std::string &name, const Image &im, Launch l) {
+  return name + " " + std::to_string(im.width) + "x" + std::to_string(im.height) +
          " (pitch " + std::to_string(im.pitch) + ", launch " + std::to_string(l.teams) + " teams x " +
          std::to_string(l.threads) + " threads)";
 }
@@ -42,7 +56,11 @@ std::string describe(Pattern p, const Image &im, Launch l) {
 // Copies a random image with pattern p and compares every byte of the buffer:
 // pixels must equal the source (exact: it is a copy); row padding may hold the
 // source byte or the untouched poison; guard rows must stay poisoned.
-course::Check check_copy(Pattern p, int width, int height, Launch launch) {
+// Loop and Portable (step 8.3) go through here too, with @p copy and @p what
+// (and p = Simple, their one-pixel work item, for the hints).
+course::Check check_copy(Pattern p, int width, int height, Launch launch, const CopyFn &copy = nullptr,
+                         const std::string &what = "") {
+  const std::string name = what.empty() ? std::string(lesson8::name(p)) : what;
   const Image im = lesson8::make_image(width, height);
   const std::size_t n = im.bytes(), total = n + (std::size_t)im.pitch * guard_rows;
   auto src = course::random_vector<std::uint8_t>(total, course_test::seed() + width * 7919 + height, 0, 255);
@@ -51,7 +69,12 @@ course::Check check_copy(Pattern p, int width, int height, Launch launch) {
   std::uint8_t *sp = s.data(), *dp = d.data();
   // dst starts poisoned on the device too (tofrom), so an unwritten byte shows.
 #pragma omp target data map(to : sp[0:total]) map(tofrom : dp[0:total])
-  lesson8::copy_image(p, im, sp, dp, launch);
+  {
+    if (copy)
+      copy(im, sp, dp, launch);
+    else
+      lesson8::copy_image(p, im, sp, dp, launch);
+  }
 
   const auto poison = course::poison_value<std::uint8_t>();
   std::vector<std::uint8_t> expected(total);
@@ -65,7 +88,7 @@ course::Check check_copy(Pattern p, int width, int height, Launch launch) {
       expected[i] = s[i];
   }
   auto c = course::check_equal<std::uint8_t>(std::span<const std::uint8_t>(d.data(), total), expected,
-                                            describe(p, im, launch));
+                                            describe(name, im, launch));
   if (!c.ok) {
     const std::size_t x = c.bad % im.pitch, y = c.bad / im.pitch;
     c.message += " = pixel (x " + std::to_string(x) + ", y " + std::to_string(y) + ")" +
@@ -163,7 +186,7 @@ TEST_CASE("row patterns copy src in and dst out and nothing more", "[lesson8][co
     const auto t = course::lesson2_trace::record([&] { lesson8::copy_image(p, im, src.data(), dst.data(), l); });
     const std::size_t src_in = t.to_device(src.data(), n), dst_in = t.to_device(dst.data(), n),
                       dst_back = t.from_device(dst.data(), n), src_back = t.from_device(src.data(), n);
-    INFO(describe(p, im, l) << ": " << t.kernels << " kernel(s); src " << src_in << " bytes in, " << src_back
+    INFO(describe(lesson8::name(p), im, l) << ": " << t.kernels << " kernel(s); src " << src_in << " bytes in, " << src_back
                             << " back; dst " << dst_in << " bytes in, " << dst_back << " back (the image is " << n
                             << " bytes)");
     if (dst_in > 0)
@@ -234,4 +257,356 @@ TEST_CASE("Row16 is faster than the strided Col16x16 baseline on a large image",
   }
   COURSE_CHECK(course::check_equal<std::uint8_t>(got, want, "Row16 " + std::to_string(W) + "x" + std::to_string(H) + " (speedup run)"));
   COURSE_REQUIRE_SPEEDUP(thresholds::kRow16, "lesson 8 Row16 vs strided Col16x16", cmp);
+}
+
+// ---- step 8.3: Loop (descriptive) and Portable (a shape per device) ------------
+
+namespace {
+
+void copy_loop(const Image &im, const std::uint8_t *src, std::uint8_t *dst, Launch) { lesson8::copy_loop(im, src, dst); }
+
+// Loop has no launch (the implementation chooses), so one launch per size
+// does; Portable gets the three launches the patterns get.
+void check_step83(const char *what, const CopyFn &copy, bool launches) {
+  const int sizes[][2] = {{1, 1}, {17, 13}, {250, 99}, {384, 512}};
+  for (const auto &wh : sizes) {
+    const Image im = lesson8::make_image(wh[0], wh[1]);
+    const Launch paper = lesson8::default_launch(lesson8::work_items(Pattern::simple, im));
+    std::vector<Launch> ls{paper};
+    if (launches) ls.insert(ls.end(), {lesson8::in_flight_launch(7), lesson8::in_flight_launch(300)});
+    for (const Launch l : ls) {
+      auto c = check_copy(Pattern::simple, wh[0], wh[1], l, copy, what);
+      if (!c.ok)
+        c.message += std::string("\nStep 8.3 (") + what +
+                     "): the loop nest is copy_simple's; only the directives change (README, Portability).";
+      COURSE_CHECK(c);
+      if (!c.ok) return;
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Loop copies every pixel", "[lesson8][correctness]") { check_step83("copy_loop", copy_loop, false); }
+TEST_CASE("Portable copies every pixel", "[lesson8][correctness]") {
+  check_step83("copy_portable", lesson8::copy_portable, true);
+}
+
+// Step 8.3's launch: like the row patterns, Portable asks for the launch it
+// is given, on every device. LLVM sets the launch up from the host's compile
+// of the metadirective (the CPU's branch, here and for a GPU alike), so a
+// branch without the clauses changes the launch a GPU gets too.
+TEST_CASE("Portable asks for the teams of the launch it is given", "[lesson8][correctness][ompt]") {
+  if (!course_test::ompt_witness_ready()) return;
+  const Image im = lesson8::make_image(250, 99);
+  course::aligned_vector<std::uint8_t> src(im.bytes(), 7), dst(im.bytes());
+  const Launch l{3, 7};
+  const auto t = course::lesson2_trace::record([&] { lesson8::copy_portable(im, src.data(), dst.data(), l); });
+  REQUIRE(t.kernels >= 1);
+  for (unsigned teams : t.requested_teams)
+    if (teams != static_cast<unsigned>(l.teams))
+      FAIL_CHECK("copy_portable with a launch of " << l.teams << " teams x " << l.threads << " threads asked the "
+                 << "device for " << teams << " team(s): the branch this device's compile took ignores its launch. "
+                 << "LLVM sets a GPU's launch up from the host's branch too, so every branch needs the same "
+                 << "num_teams and thread_limit (README, Portability).");
+}
+
+// ---- step 8.3 by the compiler: which constructs, for which device ------------
+//
+// No run can tell `teams loop` from `teams distribute parallel for` (LLVM
+// may compile both to the same code), and the host-offload device only ever
+// runs the CPU's branch of a metadirective. So these tests compile the graded
+// patterns.cpp again (a second or two each) and read what the compiler made
+// of it: -ast-print shows every function with each metadirective already
+// replaced by the directive chosen for the device being compiled for; the
+// LLVM IR shows whether a kernel's threads share its loop.
+
+namespace {
+
+struct Compiled {
+  bool ok = false;        // the compiler ran and succeeded
+  bool skipped = false;   // no compiler or no source here, on a GPU node: not graded
+  std::string why, out, cmd;
+};
+
+// patterns.cpp compiled with @p flags (device code only, for one target).
+Compiled compile_patterns(const std::string &flags) {
+  namespace fs = std::filesystem;
+  Compiled r;
+  const fs::path src = lesson8::source_file();
+  // patterns.hpp and the .inc files live in lessons/ only; the graded file
+  // may be a step's mutant in the build folder, so they are found from this
+  // test's own path (tests/ beside lessons/).
+  const fs::path headers = fs::path(__FILE__).parent_path().parent_path() / "lessons" / "08-access-patterns";
+  const std::string cxx = course_test::course_clang();
+  if (cxx.empty() || !fs::exists(src) || !fs::exists(headers)) {
+    r.why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
+                        : (fs::exists(src) ? headers : src).string() + " is not on this machine";
+    r.skipped = course::device_info().is_gpu();  // a GPU node may run binaries built elsewhere
+    return r;
+  }
+  r.cmd = cxx + " -std=c++20 -fopenmp -fno-openmp-extensions --offload-device-only " + flags + " -I'" +
+          headers.string() + "' '" + src.string() + "' 2>&1";
+  FILE *pipe = popen(r.cmd.c_str(), "r");
+  if (!pipe) {
+    r.why = "cannot run " + cxx;
+    return r;
+  }
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe)) r.out += buf;
+  r.ok = pclose(pipe) == 0;
+  if (!r.ok) r.why = "the compiler failed:\n" + r.out.substr(0, 3000);
+  return r;
+}
+
+// The host-offload device is a device pass for the host's own triple.
+const char *host_device_flags() {
+#if defined(__x86_64__)
+  return "-fopenmp-targets=x86_64-unknown-linux-gnu";
+#elif defined(__aarch64__)
+  return "-fopenmp-targets=aarch64-unknown-linux-gnu";
+#else
+  return "";
+#endif
+}
+constexpr const char *nvptx_flags = "-fopenmp-targets=nvptx64-nvidia-cuda --offload-arch=sm_90 -nogpulib";
+
+// The `#pragma omp` lines of function @p fn's body in -ast-print output
+// (ast-print writes each definition from `void fn(...) {` to a `}` alone);
+// @p seen says whether the definition was there at all.
+std::vector<std::string> pragmas_of(const std::string &ast, const std::string &fn, bool *seen = nullptr) {
+  std::vector<std::string> found;
+  std::istringstream in(ast);
+  bool inside = false;
+  if (seen) *seen = false;
+  for (std::string line; std::getline(in, line);) {
+    if (!inside) {
+      inside = line.rfind("void " + fn + "(", 0) == 0 && !line.empty() && line.back() == '{';
+      if (seen && inside) *seen = true;
+      continue;
+    }
+    if (line == "}") break;
+    const auto at = line.find("#pragma omp ");
+    if (at != std::string::npos) found.push_back(line.substr(at));
+  }
+  return found;
+}
+
+std::string joined(const std::vector<std::string> &lines) {
+  std::string s;
+  for (const auto &l : lines) s += "\n    " + l;
+  return s.empty() ? "\n    (no OpenMP directive)" : s;
+}
+
+bool has(const std::string &s, const char *what) { return s.find(what) != std::string::npos; }
+
+// What the compiler chose, per function and device, for the tests below.
+struct Chosen {
+  Compiled host, gpu;
+  std::vector<std::string> loop_host, portable_host, portable_gpu;
+  bool read = true;  // every definition was found in the compiler's output
+};
+
+const Chosen &chosen() {
+  static const Chosen c = [] {
+    Chosen r;
+    const std::string print = " -fsyntax-only -Xclang -ast-print -Xclang -ast-dump-filter -Xclang lesson8::copy_";
+    r.host = compile_patterns(host_device_flags() + print);
+    r.gpu = compile_patterns(nvptx_flags + print);
+    bool a = true, b = true, c = true;
+    r.loop_host = pragmas_of(r.host.out, "copy_loop", &a);
+    r.portable_host = pragmas_of(r.host.out, "copy_portable", &b);
+    r.portable_gpu = pragmas_of(r.gpu.out, "copy_portable", &c);
+    r.read = (!r.host.ok || (a && b)) && (!r.gpu.ok || c);
+    return r;
+  }();
+  return c;
+}
+
+// Fails (or, on a GPU node without the sources or a compiler, warns) when a
+// compile did not run; true when the test may go on.
+bool compiled(const Compiled &c, const char *what) {
+  if (c.ok) return true;
+  if (c.skipped) {
+    WARN("cannot ask the compiler about " << what << " (" << c.why << "); not graded here");
+    return false;
+  }
+  INFO("compiler: " << c.cmd);
+  FAIL("cannot ask the compiler about " << what << ": " << c.why);
+  return false;
+}
+
+// -ast-print's layout is clang's, not a promise: a clang that prints the
+// functions differently fails here, naming the test and not the student.
+void require_read(const Chosen &c) {
+  if (!c.read)
+    FAIL("could not find copy_loop and copy_portable in the compiler's -ast-print output (a newer clang may print "
+         "them differently): this test, not your code, needs a look. Compiler: "
+         << c.host.cmd);
+}
+
+}  // namespace
+
+// Step 8.3, copy_loop: the construct is `loop`, combined with target and
+// teams. The prescriptive `distribute parallel for` gives the same copy (it
+// is the starter), so only the source can tell.
+TEST_CASE("Loop is a target teams loop (the compiler asked)", "[lesson8][correctness]") {
+  const Chosen &c = chosen();
+  if (!compiled(c.host, "copy_loop")) return;
+  require_read(c);
+  const auto &p = c.loop_host;
+  INFO("copy_loop, as the compiler reads it:" << joined(p));
+  const bool combined = p.size() == 1 && p[0].rfind("#pragma omp target teams loop", 0) == 0;
+  if (combined) SUCCEED("copy_loop is a target teams loop");
+  else if (!p.empty() && has(p[0], "distribute"))
+    FAIL("copy_loop is still prescriptive: `distribute parallel for` tells the compiler how to spread the loop "
+         "over teams and threads. Step 8.3 asks for the descriptive construct, which says only that the iterations "
+         "are independent and lets the implementation choose (README, Portability).");
+  else if (p.size() == 2 && has(p[1], "teams loop"))
+    FAIL("copy_loop has `target` and `teams loop` as two directives: LLVM runs a `teams loop` that is not combined "
+         "with `target` as `distribute` alone, one thread per team (README, Portability). Write them as one.");
+  else
+    FAIL("copy_loop should have one directive, `target teams loop` with its clauses (README, Portability).");
+}
+
+// Step 8.3, copy_portable: a GPU and this device get different directives.
+// The nvptx device pass needs no GPU and no CUDA (syntax only).
+TEST_CASE("Portable picks another shape for a GPU than for this device (the compiler asked)",
+          "[lesson8][correctness]") {
+  const Chosen &c = chosen();
+  if (!compiled(c.host, "copy_portable") || !compiled(c.gpu, "copy_portable for an NVIDIA GPU")) return;
+  require_read(c);
+  INFO("copy_portable compiled for this device (" << course::device_info().name << "):" << joined(c.portable_host)
+                                                  << "\ncompiled for an NVIDIA GPU (sm_90):" << joined(c.portable_gpu));
+  if (c.portable_host.empty() || c.portable_gpu.empty()) FAIL("copy_portable has no OpenMP directive left");
+  if (c.portable_host == c.portable_gpu)
+    FAIL("copy_portable compiles to the same kernel for a GPU as for this device: it has one shape everywhere. "
+         "Step 8.3: keep `target` on its own and let a metadirective pick the rest by the device's kind, a row "
+         "per thread for a CPU and the collapsed W x H space for a GPU (README, Portability).");
+  const auto kind = [](const std::vector<std::string> &p) { return p.size() < 2 ? std::string() : p[1]; };
+  if (!has(kind(c.portable_gpu), "collapse(2)"))
+    FAIL("For a GPU, copy_portable's loops are not collapsed: each thread copies a whole row, so the 32 threads "
+         "of a warp read bytes a pitch apart. Which branch does the GPU's compile take? (README, Portability)");
+  if (has(kind(c.portable_host), "collapse(2)"))
+    FAIL("For this device (a CPU), copy_portable collapses the two loops: the GPU's shape. Which branch does a "
+         "CPU's compile take, and which selector is true there? (README, Portability)");
+}
+
+namespace {
+
+// Whether the kernels of function @p mangled (a piece of its mangled name) in
+// LLVM IR @p ir hand their loop to a team's threads: a call of @p fork (the
+// runtime entry that starts a parallel region) in the kernel or the functions
+// outlined from it. `present` says whether any kernel of it was found.
+bool kernel_forks(const std::string &ir, const std::string &mangled, const std::string &fork, bool &present) {
+  std::istringstream in(ir);
+  bool inside = false, forks = false;
+  present = false;
+  for (std::string line; std::getline(in, line);) {
+    if (!inside) {
+      inside = line.rfind("define ", 0) == 0 && has(line, "@__omp_offloading_") && has(line, mangled.c_str());
+      present = present || inside;
+    } else if (line == "}") {
+      inside = false;
+    } else if (has(line, fork.c_str())) {
+      forks = true;
+    }
+  }
+  return forks;
+}
+
+}  // namespace
+
+// Step 8.3 by LLVM's lowering. LLVM turns `teams loop` into `distribute
+// parallel for` only where it is sure that is allowed: combined with
+// `target`, and with no function call in the loop body (an OpenMP API call
+// aside). Otherwise it emits `distribute` alone, and one thread per team runs
+// the loop: on a GPU 1 of 256, on the host device 1 of the 2 cores. The
+// same copy still comes out, so only the compiled code can tell. Both
+// devices' code is read: the host-offload device's (__kmpc_fork_call starts
+// a team's threads) and an NVIDIA GPU's (__kmpc_parallel_51), -O0, IR only.
+TEST_CASE("Loop and Portable run their loops on every thread of a team (LLVM's lowering)",
+          "[lesson8][correctness]") {
+  const Compiled host = compile_patterns(std::string(host_device_flags()) + " -O0 -S -emit-llvm -o -");
+  const Compiled gpu = compile_patterns(std::string(nvptx_flags) + " -O0 -S -emit-llvm -o -");
+  if (!compiled(host, "how copy_loop and copy_portable are lowered") ||
+      !compiled(gpu, "how copy_loop and copy_portable are lowered for an NVIDIA GPU"))
+    return;
+  const struct {
+    const char *fn, *mangled;
+  } fns[] = {{"copy_loop", "_ZN7lesson89copy_loopE"}, {"copy_portable", "_ZN7lesson813copy_portableE"}};
+  const struct {
+    const Compiled &c;
+    const char *device, *fork;
+  } devices[] = {{host, "this device", "__kmpc_fork_call"}, {gpu, "an NVIDIA GPU", "__kmpc_parallel_51"}};
+  for (const auto &f : fns)
+    for (const auto &d : devices) {
+      bool present = false;
+      const bool forks = kernel_forks(d.c.out, f.mangled, d.fork, present);
+      if (!present)
+        FAIL_CHECK(f.fn << " has no target region in the code compiled for " << d.device);
+      else if (!forks)
+        FAIL_CHECK("LLVM compiled " << f.fn << "'s loop for " << d.device
+                                    << " as `distribute` alone: one thread per team copies, the others idle. "
+                                       "LLVM does this to a `teams loop` that is not combined with `target`, or "
+                                       "whose loop body calls a function (copy_vector<N>() too, inline or not). "
+                                       "(README, Portability)");
+    }
+}
+
+// Step 8.3 at run time: on each device, the shape the metadirective picks for
+// it against the other device's shape (fixed code below, never the student's).
+// On the host device the GPU's collapsed byte copy pays index arithmetic per
+// byte and is not vectorized; on a GPU the CPU's row per thread makes each
+// warp read 32 bytes a pitch apart.
+namespace {
+
+void gpu_shape(const Image &im, const std::uint8_t *src, std::uint8_t *dst, Launch l) {
+  const int W = im.width, H = im.height;
+  const std::size_t P = im.pitch, n = im.bytes();
+#pragma omp target teams distribute parallel for collapse(2) num_teams(l.teams) thread_limit(l.threads) \
+    map(to : src[0:n]) map(from : dst[0:n])
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) dst[y * P + x] = src[y * P + x];
+}
+
+void cpu_shape(const Image &im, const std::uint8_t *src, std::uint8_t *dst, Launch l) {
+  const int W = im.width, H = im.height;
+  const std::size_t P = im.pitch, n = im.bytes();
+#pragma omp target teams distribute parallel for num_teams(l.teams) thread_limit(l.threads) map(to : src[0:n]) \
+    map(from : dst[0:n])
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) dst[y * P + x] = src[y * P + x];
+}
+
+}  // namespace
+
+TEST_CASE("Portable is faster than the other device's shape on a large image", "[lesson8][speedup]") {
+  const bool gpu = course::device_info().is_gpu();
+  const int W = gpu ? 16000 : 4000, H = gpu ? 8000 : 4000;
+  const Image im = lesson8::make_image(W, H);
+  const std::size_t n = im.bytes();
+  const auto r = course::random_vector<std::uint8_t>(n, course_test::seed(), 0, 255);
+  course::aligned_vector<std::uint8_t> src(r.begin(), r.end()), d0(n), d1(n, course::poison_value<std::uint8_t>());
+  const std::uint8_t *sp = src.data();
+  std::uint8_t *p0 = d0.data(), *p1 = d1.data();
+  const Launch l = lesson8::default_launch(lesson8::work_items(Pattern::simple, im));
+  const auto other = gpu ? cpu_shape : gpu_shape;
+  course::Comparison cmp;
+#pragma omp target data map(to : sp[0:n]) map(alloc : p0[0:n]) map(tofrom : p1[0:n])
+  // Process CPU time on the host device: both shapes keep the cores busy, and
+  // that time moves less than the clock when other programs share the cores.
+  cmp = course::compare_interleaved([&] { other(im, sp, p0, l); }, [&] { lesson8::copy_portable(im, sp, p1, l); }, 5, 1,
+                                    gpu ? course::Clock::wall : course::Clock::process_cpu);
+  std::vector<std::uint8_t> got(n), want(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    want[i] = (int)(i % im.pitch) < W ? src[i] : d1[i];
+    got[i] = d1[i];
+  }
+  COURSE_CHECK(course::check_equal<std::uint8_t>(got, want, "Portable " + std::to_string(W) + "x" + std::to_string(H) + " (speedup run)"));
+  INFO("Baseline: the " << (gpu ? "CPU's shape (a row per thread)" : "GPU's shape (collapse(2), a byte per work item)")
+                        << " run on this device. No faster than it means copy_portable gave this device the other "
+                           "device's shape: which branch of the metadirective does this device's compile take? "
+                           "(README, Portability)");
+  COURSE_REQUIRE_SPEEDUP(thresholds::kPortable, "lesson 8 Portable vs the other device's shape", cmp);
 }

@@ -2,7 +2,8 @@
 // measured on the configured device: each pattern's GB/s and its share of a
 // plain copy kernel's bandwidth (measured in the same run) at the paper's
 // 384x512 image and at a large one, then a sweep of threads in flight that
-// shows where the access pattern starts to matter. Every copy is verified.
+// shows where the access pattern starts to matter, then step 8.3's Loop and
+// Portable beside Simple on the large image. Every copy is verified.
 //   usage: lesson08 [--small W,H] [--large W,H] [--sweep N,N,...] [--reps 5]
 //                   [--size tiny|teaching|full] [--csv FILE] [--only-yours]
 #include <omp.h>
@@ -195,6 +196,36 @@ void threads_sweep(DeviceImage &img, const std::vector<long long> &sweep, int re
   }
 }
 
+// Step 8.3 on one image: the same loop nest said three ways. Simple
+// prescribes the mapping, Loop leaves it to the implementation, Portable
+// picks a shape per device; Simple is the row the other two are compared with.
+void portability(DeviceImage &img, int reps, std::vector<course::ResultRow> &rows) {
+  const Image &im = img.im;
+  const std::uint8_t *s = img.src.data();
+  std::uint8_t *d = img.dst.data();
+  const std::size_t n = im.bytes();
+  const Launch l = lesson8::default_launch(lesson8::work_items(Pattern::simple, im));
+  std::printf("\nportability, %s image: Simple prescribes (distribute parallel for), Loop describes (teams loop),\n"
+              "Portable picks a shape per device (metadirective)\n",
+              size_text(im).c_str());
+  const struct {
+    const char *name;
+    std::function<void()> copy;
+  } kernels[] = {{"Simple", [&] { lesson8::copy_simple(im, s, d, l); }},
+                 {"Loop", [&] { lesson8::copy_loop(im, s, d); }},
+                 {"Portable", [&] { lesson8::copy_portable(im, s, d, l); }}};
+#pragma omp target data map(to : s[0:n]) map(alloc : d[0:n])
+  for (const auto &k : kernels) {
+    img.poison_dst();
+    const auto t = course::time_median(k.copy, reps, 1);
+    const auto c = img.verify(std::string(k.name) + " " + size_text(im));
+    auto r = make_row("portability", std::string(k.name) + " (" COURSE_KERNELS ")", im, t.median, 2.0 * im.pixels(), c);
+    r.role = &k == &kernels[0] ? "baseline" : "kernel";
+    print_row(r, c);
+    rows.push_back(r);
+  }
+}
+
 // An idle GPU runs at low clocks and loads each kernel on its first launch:
 // without this, whatever is timed first pays for both. A quarter second of
 // copies (at least ten) wakes the device up.
@@ -256,6 +287,7 @@ int main(int argc, char **argv) {
   DeviceImage img(im_large);
   const double copy_large = nine_patterns(img, (int)reps, only_yours, rows);
   if (!only_yours && !(sweep.size() == 1 && sweep[0] == 0)) threads_sweep(img, sweep, (int)reps, rows);
+  portability(img, (int)reps, rows);
 
   // The best pattern at the large size against the goal.
   const course::ResultRow *best = nullptr;

@@ -44,6 +44,39 @@ void copy_row_block(const Image &im, const std::uint8_t *src, std::uint8_t *dst,
   // END TODO
 }
 
+// Step 8.3 -- two ways to say how a loop nest uses the device.
+void copy_loop(const Image &im, const std::uint8_t *src, std::uint8_t *dst) {
+  const int W = im.width, H = im.height;
+  const std::size_t P = im.pitch, n = im.bytes();
+  // TODO(8.3): Simple, described instead of prescribed. This is copy_simple's
+  // kernel without the launch: replace `teams distribute parallel for` with
+  // the construct that says only "these iterations may run in any order, on
+  // any teams and threads" and leaves the rest to the implementation. Keep it
+  // combined with `target`, and keep function calls out of the loop body:
+  // the README (Portability) says what LLVM does otherwise.
+#pragma omp target teams distribute parallel for collapse(2) map(to : src[0:n]) map(from : dst[0:n])
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) dst[y * P + x] = src[y * P + x];
+  // END TODO
+}
+
+void copy_portable(const Image &im, const std::uint8_t *src, std::uint8_t *dst, Launch launch) {
+  const int W = im.width, H = im.height;
+  const std::size_t P = im.pitch, n = im.bytes();
+  // TODO(8.3): one source, a shape per device. This kernel has the GPU's
+  // shape everywhere (collapse(2): neighbouring threads on neighbouring
+  // bytes); on a CPU a thread should rather walk whole rows. Split `target`
+  // from the rest and let a `metadirective` choose the rest by the device's
+  // kind: which context selector is true in code compiled for a GPU, and what
+  // does the other device get? Which clauses must every branch share? (README,
+  // Portability)
+#pragma omp target teams distribute parallel for collapse(2) num_teams(launch.teams) thread_limit(launch.threads) \
+    map(to : src[0:n]) map(from : dst[0:n])
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) dst[y * P + x] = src[y * P + x];
+  // END TODO
+}
+
 // The nine patterns by name, their work-item counts and copy_image() (given).
 #include "dispatch.inc"
 

@@ -164,6 +164,23 @@ void copy_row_block(const Image &im, const std::uint8_t *src, std::uint8_t *dst,
 template <int N>
 void copy_col_block(const Image &im, const std::uint8_t *src, std::uint8_t *dst, Launch launch);
 
+/// Simple with the descriptive `target teams loop` (step 8.3): one work item
+/// per pixel, neighbouring x on neighbouring iterations, and no launch: how
+/// the iterations are spread over teams and threads is the implementation's
+/// choice. Same maps and contract as copy_image().
+void copy_loop(const Image &im, const std::uint8_t *src, std::uint8_t *dst);
+
+/// The image copy with a shape chosen per device at compile time (step 8.3):
+/// a `metadirective` inside the target region picks one shape for a GPU
+/// (neighbouring threads on neighbouring bytes) and another for a CPU,
+/// the host-offload device included. Asks for @p launch on every device.
+/// Same maps and contract as copy_image().
+void copy_portable(const Image &im, const std::uint8_t *src, std::uint8_t *dst, Launch launch);
+
+/// The path of the graded patterns.cpp as it was compiled (the tests compile
+/// it again to ask the compiler which constructs it holds).
+const char *source_file();
+
 /// Copies the pixels of @p im from @p src to @p dst (both im.bytes() long,
 /// 16-byte aligned) with pattern @p p, asking for @p launch threads.
 ///

@@ -68,6 +68,41 @@ void copy_row_block(const Image &im, const std::uint8_t *src, std::uint8_t *dst,
   // END SOLUTION
 }
 
+// Step 8.3 -- two ways to say how a loop nest uses the device.
+void copy_loop(const Image &im, const std::uint8_t *src, std::uint8_t *dst) {
+  const int W = im.width, H = im.height;
+  const std::size_t P = im.pitch, n = im.bytes();
+  // SOLUTION(8.3): `loop` says only that the iterations are independent; the
+  // compiler picks the mapping. LLVM makes it `distribute parallel for` only
+  // when it is combined with `target` and the body calls no function, which
+  // is why the body copies bytes by hand and not with copy_vector<N>().
+#pragma omp target teams loop collapse(2) map(to : src[0:n]) map(from : dst[0:n])
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) dst[y * P + x] = src[y * P + x];
+  // END SOLUTION
+}
+
+void copy_portable(const Image &im, const std::uint8_t *src, std::uint8_t *dst, Launch launch) {
+  const int W = im.width, H = im.height;
+  const std::size_t P = im.pitch, n = im.bytes();
+  // SOLUTION(8.3): each device's compile resolves the metadirective for its
+  // own device. A GPU (kind gpu) gets one W x H space, x fastest, so a warp
+  // copies neighbouring bytes; a CPU (the host-offload device is kind cpu)
+  // gets a row per work item, so each thread streams whole rows and the
+  // compiler vectorizes the inner loop. The launch clauses are the same in
+  // both branches: the host compile (always kind cpu) sets up the launch
+  // from its own branch. The branches are prescriptive on purpose: with
+  // LLVM a `teams loop` not combined with `target` runs one thread per team.
+#pragma omp target map(to : src[0:n]) map(from : dst[0:n])
+#pragma omp metadirective \
+    when(device = {kind(gpu)} : teams distribute parallel for collapse(2) num_teams(launch.teams) \
+                                    thread_limit(launch.threads)) \
+    otherwise(teams distribute parallel for num_teams(launch.teams) thread_limit(launch.threads))
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) dst[y * P + x] = src[y * P + x];
+  // END SOLUTION
+}
+
 // The nine patterns by name, their work-item counts and copy_image() (given).
 #include "dispatch.inc"
 
