@@ -1,13 +1,15 @@
 // Lesson 2 tests -- target offload and data mapping. The three kernels must
 // give the right answers at awkward sizes, run on the device, and move exactly
-// the data they need. Two independent witnesses:
+// the data they need; normalize (step 2.4) must hand a device library the
+// device address of v, not its host address. Two independent witnesses:
 //  - device memory, on every device and runtime: the test maps the inputs
 //    and a poisoned output itself, then changes the host copies. A kernel
 //    that runs on the device works on the device copies (and its output comes
 //    back through the test's own `target exit data`); a loop left on the host
 //    reads the changed host inputs and its output is overwritten by the poison.
 //    The heat observer asks omp_target_is_present() whether the grids stay
-//    on the device between steps.
+//    on the device between steps. normalize gets a v whose device copy and
+//    host copy differ: only the device copy may change.
 //  - an OMPT tool (lesson02_ompt.hpp) counts launches, requested teams and
 //    every host <-> device copy, so a missing map(from:) fails even on the
 //    host-offload device, where a kernel that writes through an unmapped
@@ -18,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -25,6 +28,7 @@
 #include "baselines.hpp"
 #include "course/device.hpp"
 #include "course_test.hpp"
+#include "devlib.hpp"  // the library normalize must call: its call counter
 #include "lesson02_offload.hpp"
 #include "lesson02_ompt.hpp"  // defines this program's OMPT tool: include nowhere else
 #include "offload.hpp"
@@ -252,6 +256,70 @@ void check_matmul_copies(const trace::Traffic &t, int n, const std::vector<float
                       "matmul copies more than it needs: C is only written (map(from:)), A and B only read (map(to:))"));
 }
 
+
+// ---- step 2.4: normalize with a device library -------------------------------
+
+// The library sums n float squares in whatever order its reduction takes;
+// for any order the relative error is at most about (n - 1) 2^-24, the
+// square root halves it and the division and the scaling add about 2^-24
+// each, so (n + 4) 2^-24 bounds every element's relative error. A vector
+// left unnormalized is off by its length (about 0.58 sqrt(n) for elements in
+// [-1, 1]: 18 at n = 1009), far outside it.
+double normalize_tol(int n) { return (n + 4) * std::ldexp(1.0, -24); }
+
+std::vector<float> normalize_input(int n, std::uint64_t salt = 3) {
+  return course::random_vector<float>((std::size_t)n, course_test::seed() + salt, -1.f, 1.f);
+}
+
+// v / |v| in double.
+std::vector<double> normalize_reference(const std::vector<float> &v) {
+  double sum = 0;
+  for (float x : v) sum += (double)x * x;
+  const double length = std::sqrt(sum);
+  std::vector<double> ref(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) ref[i] = v[i] / length;
+  return ref;
+}
+
+void check_normalize(int n) {
+  const auto v0 = normalize_input(n);
+  auto v = v0;  // input and output: it cannot start poisoned; a v left unchanged fails instead
+  lesson2::normalize(n, v.data());
+  auto c = course::check_close<float>(v, normalize_reference(v0), normalize_tol(n), "normalize n=" + std::to_string(n));
+  if (!c.ok && v == v0)
+    c.message += " -- v came back exactly as it went in: the library's work never reached the host. Either the device "
+                 "copy never came back (which map type copies v in AND back?), or the library changed other memory "
+                 "than the device copy that comes back: it was handed v itself, a host address, instead of v's "
+                 "device address (use_device_ptr). README, step 2.4";
+  COURSE_CHECK(c);
+}
+
+// What normalize left on each side when the caller already held v on the
+// device: the test maps the real input, then gives the host copy other
+// values. normalize's own map finds v present and copies nothing (the
+// reference count only goes up and down), so only a library handed v's
+// DEVICE address normalizes the real input. Code that works on host memory
+// (a host loop, or the library handed v's host address, which on the host
+// device is valid memory) normalizes the stale host copy instead, and the
+// device copy comes back unchanged. A plain function, not a lambda: clang 19
+// crashes on some data directives inside lambdas.
+struct BothCopies {
+  std::vector<float> device, host;  // each copy of v after the call
+};
+
+BothCopies normalize_held_on_device(const std::vector<float> &real, const std::vector<float> &stale) {
+  std::vector<float> v = real;
+  float *p = v.data();
+  const std::size_t n = v.size();
+#pragma omp target enter data map(to : p[0:n])
+  std::copy(stale.begin(), stale.end(), v.begin());
+  lesson2::normalize((int)n, p);
+  BothCopies after;
+  after.host = v;
+#pragma omp target exit data map(from : p[0:n])
+  after.device = v;
+  return after;
+}
 }  // namespace
 
 // ---- correctness: add-exp -------------------------------------------------------
@@ -394,6 +462,62 @@ TEST_CASE("heat holds the grid on the device whenever observe() runs on every de
                           "%.0f observations. Between steps both grids must stay on the device: wrap the step loop "
                           "in a `target data` region that maps them (README, step 2.3)",
                           present, calls)));
+}
+
+// ---- correctness: normalize (step 2.4) ---------------------------------------------------
+
+TEST_CASE("normalize at n = 1", "[lesson2][correctness]") { check_normalize(1); }
+TEST_CASE("normalize at prime n = 1009", "[lesson2][correctness]") { check_normalize(1009); }
+TEST_CASE("normalize at prime n = 100003", "[lesson2][correctness]") { check_normalize(100003); }
+
+TEST_CASE("normalize hands the library the device copy of v and not its host address", "[lesson2][correctness]") {
+  const int n = 1009;
+  const auto real = normalize_input(n), stale = normalize_input(n, 4);
+  const long calls_before = devlib::calls();
+  const auto after = normalize_held_on_device(real, stale);
+  const long calls = devlib::calls() - calls_before;
+  auto c = course::check_close<float>(after.device, normalize_reference(real), normalize_tol(n),
+                                      "normalize n=1009, v held on the device by the caller: the device copy");
+  if (!c.ok && after.device == real && after.host != stale)
+    c.message += " -- the device copy of v never changed, but the HOST copy did: the work ran on host memory. Either "
+                 "normalize still computes on the host, or the library was handed v itself, a host address. On the "
+                 "host device that address is valid memory, so the library scaled the host copy (a GPU faults on "
+                 "it, or, where it can reach host memory, does the same). Hand the library v's device address: "
+                 "use_device_ptr in the `target data` region (README, step 2.4)";
+  else if (!c.ok && after.device == real)
+    c.message += " -- neither copy of v changed: the library never worked on v (README, step 2.4)";
+  COURSE_CHECK(c);
+  COURSE_CHECK(expect(calls >= 2, fmt("normalize called the device library %.0f times: step 2.4 hands v's device "
+                                      "address to devlib::norm2 and devlib::scale, it does not replace them with "
+                                      "kernels of its own (README, step 2.4)",
+                                      (double)calls)));
+}
+
+TEST_CASE("normalize copies v to the device and back once and runs the library there",
+          "[lesson2][correctness][ompt]") {
+  const bool watch = watching();
+  const int n = 100003;
+  const auto v0 = normalize_input(n);
+  auto v = v0;
+  const auto t = trace::record([&] { lesson2::normalize(n, v.data()); });
+  if (watch) {
+    const std::size_t bytes = (std::size_t)n * sizeof(float);
+    COURSE_CHECK(expect(t.to_device(v.data(), bytes) == bytes,
+                        fmt("normalize n=%.0f: %.0f of %.0f bytes of v were copied to the device. The library reads "
+                            "v in device memory, so v must be mapped there first (`target data`); use_device_ptr "
+                            "only looks up the device address of data that is already mapped (README, step 2.4)",
+                            n, (double)t.to_device(v.data(), bytes), (double)bytes)));
+    COURSE_CHECK(expect(t.from_device(v.data(), bytes) == bytes,
+                        fmt("normalize n=%.0f: %.0f of %.0f bytes of v were copied back from the device: the "
+                            "library's result stays in device memory unless the region's map copies v back at its "
+                            "end (README, step 2.4)",
+                            n, (double)t.from_device(v.data(), bytes), (double)bytes)));
+    COURSE_CHECK(expect(t.kernels >= 2, fmt("normalize launched %.0f kernels on the device; the library launches two "
+                                            "(devlib::norm2 and devlib::scale). README, step 2.4",
+                                            (double)t.kernels)));
+  }
+  COURSE_CHECK(course::check_close<float>(v, normalize_reference(v0), normalize_tol(n),
+                                          "normalize n=100003 (traced run)"));
 }
 
 // ---- speedup ----------------------------------------------------------------------------

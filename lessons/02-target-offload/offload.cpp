@@ -1,9 +1,10 @@
 // Lesson 2 -- target offload and data mapping: move loops to the device and
-// decide what crosses between host and device memory. Three steps, each a
+// decide what crosses between host and device memory. Four steps, each a
 // marked block below:
-//   2.1 add_exp: a loop on the device, `target teams distribute parallel for`, map(to:/from:)
-//   2.2 matmul:  one device thread per element of C with collapse(2)
-//   2.3 heat:    keep data on the device across many kernels: `target data`, `target update`
+//   2.1 add_exp:   a loop on the device, `target teams distribute parallel for`, map(to:/from:)
+//   2.2 matmul:    one device thread per element of C with collapse(2)
+//   2.3 heat:      keep data on the device across many kernels: `target data`, `target update`
+//   2.4 normalize: hand device memory to a library that takes device addresses: `use_device_ptr`
 // Run `ctest --preset student -L lesson2` from the repository root after each
 // step (it rebuilds your code first); see README.md for hints.
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "devlib.hpp"  // the device library of step 2.4 (given)
 #include "offload.hpp"
 
 namespace lesson2 {
@@ -66,6 +68,22 @@ void heat(int nx, int ny, int steps, float *u, int every, const HeatObserver &ob
     if (every > 0 && s % every == 0 && observe) observe(s, cur);
   }
   if (cur != u) std::copy(cur, cur + n, u);
+  // END TODO
+}
+
+void normalize(int n, float *v) {
+  // TODO(2.4): do this with the device library of devlib.hpp instead of host
+  // loops: devlib::norm2, then devlib::scale. Its functions take DEVICE
+  // addresses (their kernels use the pointer as given: is_device_ptr), so
+  // passing v itself, a host address, is wrong even where it seems to work.
+  //   - keep v on the device for both calls with `target data` (which way
+  //     must it travel?);
+  //   - inside, get v's device address (look up `use_device_ptr`: it needs
+  //     v already mapped) and hand that to the library.
+  double sum = 0;
+  for (int i = 0; i < n; ++i) sum += (double)v[i] * v[i];
+  const float inverse = (float)(1 / std::sqrt(sum));
+  for (int i = 0; i < n; ++i) v[i] *= inverse;
   // END TODO
 }
 

@@ -1,5 +1,6 @@
 /// @file lessons/02-target-offload/offload.hpp
-/// @brief Lesson 2 interface: three kernels you move to the offload device.
+/// @brief Lesson 2 interface: three kernels you move to the offload device,
+/// and a vector you hand to a device library.
 ///
 /// All pointers are ordinary host arrays. Each function copies what it needs
 /// to the device and the results back (map clauses), so a caller needs no
@@ -43,5 +44,13 @@ using HeatObserver = std::function<void(int step, const float *grid)>;
 /// step s that is a multiple of @p every, with the host's copy of that step's
 /// grid (the report asks for snapshots this way; the tests check them).
 void heat(int nx, int ny, int steps, float *u, int every = 0, const HeatObserver &observe = {});
+
+/// Scales @p v (n floats) to Euclidean length 1 on the device, with the
+/// device library of devlib.hpp (devlib::norm2, devlib::scale), whose
+/// functions take device addresses. @p v must hold a nonzero element. On
+/// return the host copy of @p v holds the result. Called while the caller
+/// already holds @p v on the device (a `target data` region around the
+/// call), it works on that device copy and copies nothing.
+void normalize(int n, float *v);
 
 }  // namespace lesson2
