@@ -5,10 +5,12 @@
 // nothing, so there they must only be no slower (README, "Why simd does
 // nothing on NVIDIA"). The kernels are compiled without the compiler's own
 // vectorization (EXPLICIT_SIMD), so only loops marked `simd` use vector lanes.
+// Step 3.4 is graded by the map of which team and thread ran each iteration.
 #include <time.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -29,7 +31,8 @@
 // the soft clip gains from float over double: 1.3x on an H100 (2026-11-25),
 // so 1.15x, half that gain. docs/results/lesson03-simd.md.
 namespace thresholds {
-constexpr course::Threshold kNorm{"lesson3.norm", 1.2, 1.0, course::Scaling::fixed, 0};  // gpu: not graded
+// gpu: never used, the test is skipped on a GPU (no speedup to ask for there; see the test).
+constexpr course::Threshold kNorm{"lesson3.norm", 1.2, 1.2, course::Scaling::fixed, 0};
 constexpr course::Threshold kSoftClip{"lesson3.soft_clip", 1.3, 1.15, course::Scaling::fixed, 0};
 }  // namespace thresholds
 
@@ -259,6 +262,184 @@ TEST_CASE("soft clip at n = 1", "[lesson3][correctness]") { check_clip(1); }
 TEST_CASE("soft clip at prime n = 31", "[lesson3][correctness]") { check_clip(31); }
 TEST_CASE("soft clip at n = 1003 (not a multiple of any vector width)", "[lesson3][correctness]") { check_clip(1003); }
 TEST_CASE("soft clip at n = 2^20", "[lesson3][correctness]") { check_clip(1 << 20); }
+
+// Step 3.4: who runs which iteration. The kernel records, per iteration,
+// the team and thread that ran it and what the device granted; the test
+// checks the assignment simd.hpp promises, relative to what was granted
+// (num_teams and thread_limit are upper bounds): iteration i on team
+// (i / chunk) % T and thread (i % chunk) % G.
+//
+// On the host device the kernel runs in a child process (course_test::
+// run_self) with settings LLVM's runtime reads only at start-up:
+// - KMP_TEAMS_THREAD_LIMIT=64, OMP_NUM_THREADS=4: teams of up to 4 threads.
+//   By default LLVM's host device splits the cores among the teams, so a
+//   2-core machine runs 3 teams one thread each: no thread pattern to see,
+//   and LLVM 19's host runtime then runs a `schedule(static, 1)` loop of a
+//   `distribute parallel for` wrongly (each team runs only the first
+//   iteration of each of its chunks; measured, not OpenMP's rule).
+// - OMP_NUM_TEAMS=5, OMP_TEAMS_THREAD_LIMIT=4 (OpenMP 5.1): the defaults a
+//   construct gets without num_teams / thread_limit, larger than the test
+//   asks, so that leaving a bound out shows, as it does on a GPU, whose
+//   defaults are larger anyway.
+// Measured in the child (2-core x86-64, clang 19): the solution 3 teams x 3
+// threads, every iteration where promised; the starter 5 x 4 with blocks of
+// iterations per thread; each clause left out fails here.
+namespace {
+
+struct OwnerRequest {
+  int teams, threads, chunk;
+};
+
+// Host (in the child): 3 teams of 3 threads, chunks of two passes of a team.
+// GPU: 4 teams of 64 threads (two warps), chunks of three passes (192). The
+// chunk is never the team size: with chunk = threads, schedule(static) would
+// give each thread one iteration too, and LLVM's default team chunk is the
+// team size here (a probe of these clauses on an H200, clang 19: without
+// dist_schedule teams took chunks of 64; with no clause, 33 teams of 32
+// threads took 128; schedule(static), no dist_schedule, no thread_limit and
+// no num_teams each broke the promise or the bounds).
+OwnerRequest owner_request() {
+  return course::device_info().is_gpu() ? OwnerRequest{4, 64, 192} : OwnerRequest{3, 3, 6};
+}
+
+// Sizes: a prime first (its message shows the most), several rounds of
+// chunks over the teams with a partial chunk at the end, and 1.
+std::vector<int> owner_sizes() {
+  return course::device_info().is_gpu() ? std::vector<int>{1031, 20011, 1} : std::vector<int>{31, 1003, 1};
+}
+
+std::string who(const lesson3::Owner &o) {
+  return "thread " + std::to_string(o.thread) + " of team " + std::to_string(o.team);
+}
+
+// The first iterations as team.thread, what ran and what was promised.
+std::string owner_excerpt(int n, const OwnerRequest &rq, const std::vector<lesson3::Owner> &got, int T, int G) {
+  const int m = std::min(n, 18);
+  std::string ran = "  ran on (team.thread):", promised = "  the promise:         ";
+  for (int i = 0; i < m; ++i) {
+    ran += " " + (got[i].team < 0 ? std::string("-") : std::to_string(got[i].team) + "." + std::to_string(got[i].thread));
+    promised += " " + std::to_string((i / rq.chunk) % T) + "." + std::to_string((i % rq.chunk) % G);
+  }
+  return "iterations 0.." + std::to_string(m - 1) + " (the promise for the " + std::to_string(T) + " teams of " +
+         std::to_string(G) + " threads granted):\n" + ran + "\n" + promised;
+}
+
+// Every way the recorded map breaks the promise, one paragraph each; empty
+// when it keeps it.
+std::string diagnose_owners(int n, const OwnerRequest &rq, const std::vector<lesson3::Owner> &got) {
+  std::string msg;
+  const auto said = [&](const std::string &s) { msg += (msg.empty() ? "" : "\n") + s; };
+  int never = 0, first_never = -1, T = 0, G = 0, first_team = -1, first_thread = -1;
+  for (int i = 0; i < n; ++i) {
+    if (got[i].team < 0) {
+      if (never++ == 0) first_never = i;
+      continue;
+    }
+    if (got[i].teams < 1 || got[i].threads < 1)  // the body records what the runtime says: never below 1
+      return "record_owners(n=" + std::to_string(n) + "): iteration " + std::to_string(i) + " recorded " +
+             std::to_string(got[i].teams) + " teams of " + std::to_string(got[i].threads) +
+             " threads: the loop body no longer records omp_get_num_teams() and omp_get_num_threads(). Step 3.4 "
+             "changes only the construct's clauses.";
+    T = std::max(T, got[i].teams);
+    G = std::max(G, got[i].threads);
+    if (first_team < 0 && got[i].team != (i / rq.chunk) % got[i].teams) first_team = i;
+    if (first_thread < 0 && got[i].thread != (i % rq.chunk) % got[i].threads) first_thread = i;
+  }
+  const std::string asked = std::to_string(rq.teams) + " teams of at most " + std::to_string(rq.threads) +
+                            " threads, chunk " + std::to_string(rq.chunk);
+  if (never == n) return "record_owners(n=" + std::to_string(n) + ", " + asked + ") recorded nothing on the device: "
+                         "the loop never wrote owner[] there. Step 3.4 (README, \"How the device runs a loop\").";
+  if (never > 0) {
+    said("Iterations that never ran: " + std::to_string(never) + " of " + std::to_string(n) + " (first: iteration " +
+         std::to_string(first_never) + ", its record still -1).");
+    if (!course::device_info().is_gpu() && G == 1)
+      said("Teams of one thread: LLVM 19's host device runs a `schedule(static, 1)` loop of a `distribute parallel "
+           "for` wrongly then (only the first iteration of each team chunk). A thread_limit of 1? (README, \"How the "
+           "device runs a loop\").");
+  }
+  if (T > rq.teams || G > rq.threads)
+    said(std::string(T > rq.teams && G > rq.threads ? "More teams and more threads per team"
+                     : T > rq.teams                 ? "More teams"
+                                                    : "More threads per team") +
+         " than asked: the kernel ran with " + std::to_string(T) + " teams of " + std::to_string(G) +
+         " threads where at most " + std::to_string(rq.teams) + " teams of " + std::to_string(rq.threads) +
+         " threads were asked. Without a bound the implementation picks the counts; which two clauses set the upper "
+         "bounds? Step 3.4 (README, \"How the device runs a loop\").");
+  if (first_team >= 0) {
+    const int i = first_team;
+    said("Not in chunks dealt in turn: iteration " + std::to_string(i) + " ran on team " +
+         std::to_string(got[i].team) + ", but chunks of " + std::to_string(rq.chunk) +
+         " consecutive iterations go to the " + std::to_string(got[i].teams) + " teams in turn: it is in chunk " +
+         std::to_string(i / rq.chunk) + ", so team " + std::to_string((i / rq.chunk) % got[i].teams) +
+         " (look up dist_schedule; README, \"How the device runs a loop\").");
+  }
+  if (first_thread >= 0) {
+    const int i = first_thread;
+    const bool same = i > 0 && i % rq.chunk != 0 && got[i - 1].team == got[i].team && got[i - 1].thread == got[i].thread;
+    if (same)
+      said("Not on consecutive threads: iterations " + std::to_string(i - 1) + " and " + std::to_string(i) +
+           " both ran on " + who(got[i]) + ", so a warp's threads would not touch neighbouring addresses. Inside "
+           "a chunk, iteration i belongs to thread (i % chunk) % (threads granted) = " +
+           std::to_string((i % rq.chunk) % got[i].threads) + " (look up schedule and its chunk size; README, \"How "
+           "the device runs a loop\").");
+    else
+      said("Not one iteration per thread in turn: iteration " + std::to_string(i) + " ran on " + who(got[i]) +
+           ", but it is number " +
+           std::to_string(i % rq.chunk) + " (from 0) of its chunk, and one iteration per thread in turn gives "
+           "it to thread " + std::to_string((i % rq.chunk) % got[i].threads) + " of the team's " +
+           std::to_string(got[i].threads) + ". Does each chunk start again at thread 0, one iteration per "
+           "thread? (dist_schedule and schedule; README, \"How the device runs a loop\").");
+  }
+  if (msg.empty()) return msg;
+  return "record_owners(n=" + std::to_string(n) + ", " + asked + "):\n" + msg + "\n" +
+         owner_excerpt(n, rq, got, std::max(T, 1), std::max(G, 1));
+}
+
+// The records are poisoned (-1) in device memory, as course_test::
+// with_device_poison does, so an iteration that never ran stays -1.
+std::string check_owners() {
+  const OwnerRequest rq = owner_request();
+  for (const int n : owner_sizes()) {
+    std::vector<lesson3::Owner> got(static_cast<std::size_t>(n), lesson3::Owner{-1, -1, -1, -1});
+    lesson3::Owner *p = got.data();
+#pragma omp target enter data map(to : p[0:n])
+    lesson3::record_owners(n, rq.teams, rq.threads, rq.chunk, p);
+#pragma omp target exit data map(from : p[0:n])
+    const std::string why = diagnose_owners(n, rq, got);
+    if (!why.empty()) return why;
+  }
+  return "";
+}
+
+constexpr const char *kOwnersTest = "each iteration runs on the team and thread that dist_schedule and schedule name";
+constexpr const char *kChildBegin = "COURSE-CHILD-MESSAGE-BEGIN", *kChildEnd = "COURSE-CHILD-MESSAGE-END";
+
+}  // namespace
+
+TEST_CASE("each iteration runs on the team and thread that dist_schedule and schedule name", "[lesson3][correctness]") {
+  const bool child = std::getenv("COURSE_LESSON3_CHILD") != nullptr;
+  if (course::device_info().is_gpu() || child) {
+    const std::string why = check_owners();
+    if (why.empty()) SUCCEED();
+    else {
+      if (child) std::cout << kChildBegin << "\n" << why << "\n" << kChildEnd << std::endl;
+      FAIL(why);
+    }
+    return;
+  }
+  const auto r = course_test::run_self(kOwnersTest, {"KMP_TEAMS_THREAD_LIMIT=64", "OMP_NUM_THREADS=4", "OMP_NUM_TEAMS=5",
+                                                     "OMP_TEAMS_THREAD_LIMIT=4", "COURSE_LESSON3_CHILD=1"});
+  if (!r.started) FAIL("could not run the child process: " + r.output);
+  if (r.exit_code != 0) {
+    const auto b = r.output.find(kChildBegin), e = r.output.find(kChildEnd);
+    const std::string why = b != std::string::npos && e != std::string::npos && e > b
+                                ? r.output.substr(b + std::string(kChildBegin).size() + 1, e - b - std::string(kChildBegin).size() - 2)
+                                : r.output.substr(0, std::min<std::size_t>(r.output.size(), 2000));
+    FAIL("in a child process with teams of up to 4 threads (KMP_TEAMS_THREAD_LIMIT=64 OMP_NUM_THREADS=4) and "
+         "defaults of 5 teams of 4 threads (OMP_NUM_TEAMS=5 OMP_TEAMS_THREAD_LIMIT=4):\n" + why);
+  }
+  SUCCEED("every iteration ran where dist_schedule and schedule put it");
+}
 
 TEST_CASE("norm is faster than the device loop without simd at n = 2^22 (2^26 on a GPU)", "[lesson3][speedup]") {
   if (course::device_info().is_gpu())

@@ -2,9 +2,11 @@
 // simulate() (and the optional tiled version) match a double-precision
 // reference after a few steps and conserve momentum, the bodies travel to the
 // device as arrays (SoA), not as Body structs, once per simulation, not once
-// per step (an OMPT witness of the copies, as in lesson 2), and the SoA
+// per step, also where they are mapped through the State structs and their
+// mapper (an OMPT witness of the copies, as in lesson 2), and the SoA
 // simulation beats the article's AoS kernel (tests/baselines/lesson07_nbody.cpp).
 #include <cmath>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -127,7 +129,7 @@ void check_against_reference(std::span<const Body> got, std::span<const Body> in
     if (!moved) {
       FAIL_CHECK(where(what, n, steps) + ": no body moved." +
                  (steps % 2 == 1 ? "\nAfter an odd number of steps the answer is in the second state: did it come "
-                                   "back from the device before the conversion? (step 7.4, README, Concepts: 4. "
+                                   "back from the device before the conversion? (step 7.5, README, Concepts: 4. "
                                    "Convert at the boundary, once)\n"
                                  : "\n") +
                  hint);
@@ -151,7 +153,7 @@ void check_simulate(int n, int steps) {
   lesson7::simulate(bodies, steps);
   check_against_reference(bodies, initial, steps, "simulate",
                           "Likely: step() (7.3) does not write every new position and velocity into the arrays "
-                          "of `out`, or advance() (7.4) hands it the wrong states or brings back the other one "
+                          "of `out`, or advance() (7.5) hands it the wrong states or brings back the other one "
                           "(README, Steps).");
 }
 
@@ -161,7 +163,7 @@ void check_tiled(int n, int steps) {
   lesson7::simulate_tiled(bodies, steps);
   check_against_reference(bodies, initial, steps, "simulate_tiled",
                           "simulate_tiled() runs step_tiled() every step, which does nothing until you write "
-                          "it: step 7.5, the optional stretch (README, Steps). Skip it if you like: this is "
+                          "it: step 7.6, the optional stretch (README, Steps). Skip it if you like: this is "
                           "the test that says so.");
 }
 
@@ -262,10 +264,10 @@ TEST_CASE("simulate conserves momentum at n = 1000", "[lesson7][correctness]") {
     FAIL("simulate n=1000, 4 steps: the total momentum changed, so the forces were not mutual (body i pulled "
          "body j harder or softer than j pulled i).\nUpdated in place? Every force of a step must come from the "
          "same old positions: a step that writes the state it reads lets later bodies see new positions. Or a "
-         "body skipped, or m_i used for m_j (README, The simulation: double buffering; step 7.4).");
+         "body skipped, or m_i used for m_j (README, The simulation: double buffering; step 7.5).");
 }
 
-TEST_CASE("simulate_tiled (optional 7.5) matches the reference at n = 1 and 97 and 1000 and 4096",
+TEST_CASE("simulate_tiled (optional 7.6) matches the reference at n = 1 and 97 and 1000 and 4096",
           "[lesson7][correctness]") {
   check_tiled(1, 3);
   check_tiled(97, 4);
@@ -273,7 +275,7 @@ TEST_CASE("simulate_tiled (optional 7.5) matches the reference at n = 1 and 97 a
   check_tiled(4096, 4);
 }
 
-// Step 7.4, by the copies themselves: the SoA simulation converts the bodies
+// Step 7.5, by the copies themselves: the SoA simulation converts the bodies
 // on the host and maps seven arrays; the article's AoS code maps the Body
 // array itself. The OMPT tool (lesson02_ompt.hpp) sees every host <-> device
 // copy and its host address. On a GPU whose runtime reports no copies to the
@@ -294,19 +296,23 @@ TEST_CASE("simulate sends the bodies to the device as arrays not as Body structs
   const std::size_t aos = t.to_device(bodies.data(), sizeof(Body) * n) + t.from_device(bodies.data(), sizeof(Body) * n);
   INFO("simulate n=97, 2 steps: " << t.kernels << " kernel(s); " << t.total(true) << " bytes to the device, "
                                   << t.total(false) << " back; " << aos << " of them Body structs");
-  if (t.kernels < 1) FAIL("simulate launched no kernel: the steps must run on the device (step 7.4).");
+  if (t.kernels < 1) FAIL("simulate launched no kernel: the steps must run on the device (step 7.5).");
   if (aos > 0)
     FAIL("simulate copies the Body structs themselves to or from the device: it still runs the AoS step. Step "
-         "7.4: convert once with to_soa(), map the seven arrays, call step_fn (your SoA step()) every step and "
-         "convert back with to_aos() (README, Steps).");
+         "7.5: convert once with to_soa(), keep two SoA states on the device, call step_fn (your SoA step()) "
+         "every step and convert back with to_aos() (README, Steps).");
   SUCCEED();
 }
 
-// Step 7.4, by the copies again: convert once, keep both states on the
-// device for every step. A simulation that maps its arrays per step (no
-// `target data` around the step loop, or the conversions inside it) is right
-// and moves a whole state to the device and back every step: O(n) copies and
-// host work per step beside the O(n^2) kernel, far more on a real bus.
+// Steps 7.4 and 7.5, by the copies again: convert once, keep both states on
+// the device for every step. A simulation that maps its arrays per step (no
+// `target data` around the step loop, the conversions inside it, or a data
+// region that maps the State structs while no mapper brings their arrays) is
+// right and moves arrays to the device and back every step: O(n) copies and
+// host work per step beside the O(n^2) kernel, far more on a real bus. On the
+// host device a State mapped without its arrays even "works" when a kernel
+// reads through its host addresses (host memory is the device's), so the
+// copies are what this test watches, not the answer.
 TEST_CASE("simulate copies the bodies to the device once not every step", "[lesson7][correctness][ompt]") {
   namespace trace = course::lesson2_trace;
   if (!trace::tracing_active() || !trace::device_events()) {
@@ -317,22 +323,82 @@ TEST_CASE("simulate copies the bodies to the device once not every step", "[less
     }
     FAIL(why + "; on the host device this test cannot see the copies without it");
   }
-  const int n = 97, steps = 4;
-  auto bodies = course::baseline::nbody_initial(n, course_test::seed());
+  // The same simulation for 2 and for 4 steps (both even: the answer in the
+  // first state). Copies made once per simulation are the same for both; an
+  // array that crosses every step crosses twice more in the longer one. One
+  // state is 7 arrays of n floats (positions, velocities, masses); the
+  // solution copies one in and 6 arrays back, besides a few bytes that are no
+  // array (each State struct, 56 bytes, and in LLVM one pointer-sized copy per
+  // attached pointer), whatever the step count.
+  const int n = 97, few = 2, steps = 4;
+  const auto initial = course::baseline::nbody_initial(n, course_test::seed());
+  auto bodies = initial;
+  const auto t0 = trace::record([&] { lesson7::simulate(bodies, few); });
+  bodies = initial;
   const auto t = trace::record([&] { lesson7::simulate(bodies, steps); });
-  // One state: positions, velocities and masses, 7 floats per body. The
-  // solution copies one in (7) and one back (6 floats; 12 after an odd count).
-  const std::size_t state = 7 * sizeof(float) * n, in = t.total(true), back = t.total(false);
+  const std::size_t array = sizeof(float) * n, state = 7 * array, in = t.total(true), back = t.total(false);
+  const std::size_t before = t0.total(true) + t0.total(false), more = in + back > before ? in + back - before : 0;
+  // Copies of one State struct: the data region mapped the States, with or
+  // without a mapper that brings their arrays.
+  std::size_t structs = 0;
+  for (const auto &c : t.copies) structs += c.bytes == sizeof(lesson7::State) ? 1 : 0;
   INFO("simulate n=" << n << ", " << steps << " steps: " << t.kernels << " kernel(s); " << in
-                     << " bytes to the device, " << back << " back; one state is " << state << " bytes");
-  if (t.kernels < 1) FAIL("simulate launched no kernel: the steps must run on the device (step 7.4).");
-  if (in > 2 * state || back > 2 * state)
-    FAIL("simulate copied " << in << " bytes to the device and " << back << " back for " << steps
-                            << " steps, about " << (in + back + state / 2) / state
-                            << " states' worth where one each way will do.\nThe arrays cross every step: both "
-                               "states belong on the device for the whole run (one data region around the step "
-                               "loop; conversions before and after it), and only the last one comes back (README, "
-                               "Concepts: 4. Convert at the boundary, once; step 7.4).");
+                     << " bytes to the device, " << back << " back (" << more << " more than for " << few
+                     << " steps); one state is " << state << " bytes (7 arrays of " << array << "); " << structs
+                     << " copies of a State struct (" << sizeof(lesson7::State) << " bytes)");
+  if (t.kernels < 1) FAIL("simulate launched no kernel: the steps must run on the device (step 7.5).");
+  if (more >= array || in > 2 * state || back > 2 * state) {
+    const std::string copied = "simulate copied " + std::to_string(in / array) + " arrays' worth to the device and " +
+                               std::to_string(back / array) + " back for " + std::to_string(steps) + " steps, " +
+                               std::to_string(more / array) + " more than for " + std::to_string(few) +
+                               ", where one state (7 arrays) each way will do whatever the count.\n";
+    if (structs > 0)
+      FAIL(copied << "The State structs reached the device, yet their arrays crossed every step: is there a mapper "
+                     "for State, and does it map the s.n elements behind each pointer, all six arrays? A State is "
+                     "six pointers and a count; mapped without such a mapper it is only those bytes (on the "
+                     "device, six host addresses), so every step's kernel finds no array present and copies its "
+                     "arrays in and out again. And a State built without its count maps 0 elements of each (step "
+                     "7.4; README, Concepts: 5. The data environment of a C++ type).");
+    FAIL(copied << "The arrays cross every step: both states belong on the device for the whole run (one data "
+                   "region around the step loop; conversions before and after it), and only the last one comes "
+                   "back (README, Concepts: 4. Convert at the boundary, once; step 7.5).");
+  }
+  SUCCEED();
+}
+
+// Step 7.5, LLVM's part: a State mapped through a mapper must be unmapped
+// when simulate() returns. LLVM 19 and 21 never release a struct that a
+// mapper mapped (llvm-project issue 60106), so the solution deletes the two
+// States itself; without that, the next call's States, at other stack
+// addresses, overlap the stale entries and the runtime aborts ("explicit
+// extension not allowed"). The OMPT witness gives the structs' host addresses
+// (the copies of sizeof(State) bytes); each must be absent afterwards. Where
+// the runtime releases them itself, or no State is mapped, this passes.
+TEST_CASE("simulate leaves no State mapped on the device", "[lesson7][correctness][ompt]") {
+  namespace trace = course::lesson2_trace;
+  if (!trace::tracing_active() || !trace::device_events()) {
+    const std::string why = "the offload runtime reports no copies to the OMPT tool (is OMP_TOOL=disabled set?)";
+    if (course::device_info().is_gpu()) {
+      WARN(why + "; skipped on this GPU runtime");
+      return;
+    }
+    FAIL(why + "; on the host device this test cannot see the State structs without it");
+  }
+  auto bodies = course::baseline::nbody_initial(97, course_test::seed());
+  const auto t = trace::record([&] { lesson7::simulate(bodies, 3); });
+  std::vector<std::uintptr_t> structs;
+  for (const auto &c : t.copies)
+    if (c.bytes == sizeof(lesson7::State) && c.to_device) structs.push_back(c.host);
+  INFO("simulate n=97, 3 steps: " << structs.size() << " State struct(s) copied to the device");
+  int still = 0;
+  for (const auto host : structs)
+    still += omp_target_is_present(reinterpret_cast<void *>(host), omp_get_default_device()) ? 1 : 0;
+  if (still > 0)
+    FAIL("simulate returned with " << still << " State struct(s) still mapped on the device. LLVM 19 and 21 never "
+         "unmap a struct that a mapper mapped, even when its data region ends; the next call's States, elsewhere "
+         "on the stack, then overlap it and the runtime aborts (\"explicit extension not allowed\"). Unmap the "
+         "two States after the data region with a `target exit data` that does not go through the mapper "
+         "(README, Steps: 7.5).");
   SUCCEED();
 }
 

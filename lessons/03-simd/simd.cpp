@@ -2,14 +2,14 @@
 // lanes of the core it runs on. On the host-offload device target regions run
 // on CPU cores, where one SSE instruction works on 4 floats; on an NVIDIA GPU
 // `simd` maps to nothing (one lane per thread) and must at least cost nothing.
-// Three steps, each a marked block below:
+// Four steps, each a marked block below:
 //   3.1 a float reduction:  `target teams distribute parallel for simd reduction(+:...)`
 //   3.2 a small function called from a vector loop: `declare simd`, 4-byte arithmetic
 //   3.3 the elementwise loop that calls it, on the device, with `simd`
-// Run `ctest --preset student -L lesson3` from the repository root after each
-// step (it rebuilds your code first). README.md shows how to read the
-// compiler's own account of what it vectorized (-Rpass=loop-vectorize).
+//   3.4 the bridge to lesson 4: say which team and thread run which iteration
+// After each step: `ctest --preset student -L lesson3`; README.md: the -Rpass remarks.
 #include <cmath>
+#include <omp.h>
 
 #include "simd.hpp"
 
@@ -49,6 +49,22 @@ void soft_clip_all(int n, const float *x, float *y) {
   // is no sum this time, but x and y travel in different directions.
 #pragma omp parallel for
   for (int i = 0; i < n; ++i) y[i] = soft_clip(x[i]);
+  // END TODO
+}
+
+void record_owners(int n, int teams, int threads, int chunk, Owner *owner) {
+  // TODO(3.4): who runs iteration i is left to the implementation here (on
+  // the host device LLVM gives each thread a block of iterations). Make it
+  // the assignment simd.hpp describes, with four clauses on this construct:
+  // two that bound the league and the team (at most `teams` teams of at most
+  // `threads` threads), and two that deal out the iterations: chunks of
+  // `chunk` to the teams in turn (look up `dist_schedule`), and inside a
+  // chunk one iteration per thread in turn (look up `schedule` and its chunk
+  // size). README: "How the device runs a loop".
+  (void)teams, (void)threads, (void)chunk;  // unused until your clauses use them
+#pragma omp target teams distribute parallel for map(from : owner[0:n])
+  for (int i = 0; i < n; ++i)
+    owner[i] = {omp_get_team_num(), omp_get_thread_num(), omp_get_num_teams(), omp_get_num_threads()};
   // END TODO
 }
 

@@ -1,6 +1,7 @@
 /// @file lessons/03-simd/simd.hpp
 /// @brief Lesson 3 interface: a float reduction and an elementwise kernel that
-///        calls a small function, both run on the offload device.
+///        calls a small function, both run on the offload device, and a loop
+///        that records which team and thread ran each iteration.
 #pragma once
 
 namespace lesson3 {
@@ -20,5 +21,29 @@ float norm(int n, const float *x);
 /// @p x and @p y are host pointers to arrays that do not overlap; y is output
 /// only (the tests fill it with NaN first). Must be correct for every n >= 1.
 void soft_clip_all(int n, const float *x, float *y);
+
+/// Who ran one iteration of record_owners()'s loop, as the device reported it.
+struct Owner {
+  int team;     ///< omp_get_team_num(): the team that ran the iteration
+  int thread;   ///< omp_get_thread_num(): the thread of that team
+  int teams;    ///< omp_get_num_teams(): teams in the league (what the device granted)
+  int threads;  ///< omp_get_num_threads(): threads in that team (what the device granted)
+};
+
+/// Runs a loop of @p n iterations as one `target teams distribute parallel
+/// for` on the default device and records in owner[i] who ran iteration i,
+/// with the assignment made explicit (README, "How the device runs a loop"):
+///
+/// - at most @p teams teams of at most @p threads threads each; the device
+///   may grant fewer: T teams of G threads;
+/// - chunks of @p chunk consecutive iterations are dealt to the teams in
+///   turn: iteration i runs on team (i / chunk) % T;
+/// - inside its chunk, consecutive iterations go to consecutive threads, one
+///   each in turn: iteration i runs on thread (i % chunk) % G of that team.
+///
+/// So neighbouring threads run neighbouring iterations, as a GPU's warps need
+/// to read neighbouring addresses. @p owner is a host pointer, output only
+/// (the tests fill it with -1 first). n, teams, threads and chunk are >= 1.
+void record_owners(int n, int teams, int threads, int chunk, Owner *owner);
 
 }  // namespace lesson3

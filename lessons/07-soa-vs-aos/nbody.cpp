@@ -1,10 +1,11 @@
 // Lesson 7 -- SoA vs AoS: the same N-body step on particles stored as an array
 // of structures (the article's Body) and as a structure of arrays (Particles).
-// Five marked steps:
+// Six marked steps:
 //   7.1, 7.2 convert between the layouts (once per simulation, not per step)
 //   7.3      step(): the step kernel on the seven arrays, `omp simd` on the inner loop
-//   7.4      advance(): SoA on the device for every step, double-buffered
-//   7.5      optional stretch: step_tiled(), the inner loop tiled through team-local memory
+//   7.4      a mapper for State, so that mapping a state maps its arrays
+//   7.5      advance(): SoA on the device for every step, double-buffered
+//   7.6      optional stretch: step_tiled(), the inner loop tiled through team-local memory
 // Run `ctest --preset student -L lesson7` from the repository root after each
 // step (it rebuilds your code first); see README.md for hints.
 #include <cstddef>
@@ -36,11 +37,6 @@ void to_aos(const Particles &p, std::span<Body> bodies) {
 
 namespace {
 
-/// The positions and velocities of one state (masses never change).
-struct State {
-  float *x, *y, *z, *vx, *vy, *vz;
-};
-
 /// One step on the structure of arrays: reads state @p in, writes state @p out.
 using StepFn = void (*)(const float *m, State in, State out, int n);
 
@@ -52,13 +48,25 @@ using StepFn = void (*)(const float *m, State in, State out, int n);
 void step(const float *m, State in, State out, int n) { (void)m, (void)in, (void)out, (void)n; }
 // END TODO
 
-// TODO(7.4): advance() runs the AoS step on the device, double-buffered: the
+// TODO(7.4): a State (nbody.hpp) is six pointers and a count. This mapper,
+// `state`, maps only the struct: `map(mapper(state), tofrom : s)` copies those
+// bytes and nothing they point to, so the device copy's pointers still hold
+// host addresses and the arrays stay on the host. Make it map, with the
+// struct, the s.n elements behind each of the six pointers (array sections),
+// so that advance() (7.5) can map a whole state by naming it (README, Concepts:
+// 5. The data environment of a C++ type).
+#pragma omp declare mapper(state : State s) map(s)
+// END TODO
+
+// TODO(7.5): advance() runs the AoS step on the device, double-buffered: the
 // bodies and a scratch copy stay mapped for all steps, each step reads one and
 // writes the other. Make it convert once with to_soa(), keep two SoA states
-// on the device (map the arrays, `alloc` the second state), call step_fn (your
-// step(), or step_tiled()) with the two states swapped every step, bring back
-// the last state (`target update from` when it is the second one) and convert
-// back with to_aos().
+// on the device (two States with their count, mapped through your mapper:
+// `alloc` for the second; the masses apart), call step_fn (your step(), or
+// step_tiled()) with the two states swapped every step, bring back the last
+// state (`target update from` its arrays when it is the second one) and
+// convert back with to_aos(). With LLVM 19 and 21, unmap the two States
+// yourself after the region (README, Concepts 5: why).
 void advance(std::span<Body> bodies, int steps, StepFn step_fn) {
   (void)step_fn;
   const int n = static_cast<int>(bodies.size());
@@ -82,7 +90,7 @@ void advance(std::span<Body> bodies, int steps, StepFn step_fn) {
 }
 // END TODO
 
-// TODO(7.5): optional stretch, not needed to pass the speedup test. Tile the
+// TODO(7.6): optional stretch, not needed to pass the speedup test. Tile the
 // inner loop: a team copies a tile of bodies j into team-local memory
 // (`#pragma omp allocate(...) allocator(omp_pteam_mem_alloc)` on a GPU), waits
 // at a barrier, and its threads read the tile from there. Any thread count

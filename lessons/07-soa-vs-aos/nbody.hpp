@@ -71,6 +71,19 @@ struct Particles {
 };
 // END SNIPPET
 
+// SNIPPET(state)
+/// One state of the simulation as a step sees it: where the positions and
+/// velocities of @ref n bodies are (the masses never change and stay apart).
+/// A State holds no floats, only six pointers and a count: mapping it copies
+/// those bytes, not the arrays they point to, unless a mapper for State
+/// (nbody.cpp, step 7.4) says which arrays belong to it.
+struct State {
+  float *x, *y, *z;     ///< positions
+  float *vx, *vy, *vz;  ///< velocities
+  int n;                ///< number of bodies: the length of each of the six arrays
+};
+// END SNIPPET
+
 #pragma omp declare target
 /// 1 / sqrt(@p d2). On NVIDIA GPUs this is the hardware approximation
 /// (rsqrt.approx, relative error below 2^-22), what the article's `rsqrt` and
@@ -120,13 +133,13 @@ void to_aos(const Particles &p, std::span<Body> bodies);
 void simulate(std::span<Body> bodies, int steps);
 
 /// The same simulation with the inner loop tiled through team-local memory
-/// (optional stretch, step 7.5). Must give the same result as simulate().
+/// (optional stretch, step 7.6). Must give the same result as simulate().
 void simulate_tiled(std::span<Body> bodies, int steps);
 
 // SNIPPET(aos-step)
 /// The article's step on an array of Body structs: thread i walks over every
 /// body j, and the four floats it needs from body j sit in a 32-byte struct,
-/// next to a velocity it does not need. The starter's advance() runs it until step 7.4;
+/// next to a velocity it does not need. The starter's advance() runs it until step 7.5;
 /// it lives here, once, so starter and solution share it.
 inline void step_aos(const Body *in, Body *out, int n) {
 #pragma omp target teams distribute parallel for map(to : in[0:n]) map(from : out[0:n])

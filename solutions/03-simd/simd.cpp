@@ -2,14 +2,14 @@
 // lanes of the core it runs on. On the host-offload device target regions run
 // on CPU cores, where one SSE instruction works on 4 floats; on an NVIDIA GPU
 // `simd` maps to nothing (one lane per thread) and must at least cost nothing.
-// Three steps, each a marked block below:
+// Four steps, each a marked block below:
 //   3.1 a float reduction:  `target teams distribute parallel for simd reduction(+:...)`
 //   3.2 a small function called from a vector loop: `declare simd`, 4-byte arithmetic
 //   3.3 the elementwise loop that calls it, on the device, with `simd`
-// Run `ctest --preset student -L lesson3` from the repository root after each
-// step (it rebuilds your code first). README.md shows how to read the
-// compiler's own account of what it vectorized (-Rpass=loop-vectorize).
+//   3.4 the bridge to lesson 4: say which team and thread run which iteration
+// After each step: `ctest --preset student -L lesson3`; README.md: the -Rpass remarks.
 #include <cmath>
+#include <omp.h>
 
 #include "simd.hpp"
 
@@ -45,6 +45,20 @@ void soft_clip_all(int n, const float *x, float *y) {
   // reduction, and each lane calls soft_clip on its own element.
 #pragma omp target teams distribute parallel for simd map(to : x[0:n]) map(from : y[0:n])
   for (int i = 0; i < n; ++i) y[i] = soft_clip(x[i]);
+  // END SOLUTION
+}
+
+void record_owners(int n, int teams, int threads, int chunk, Owner *owner) {
+  // SOLUTION(3.4): num_teams and thread_limit bound the league and the team
+  // (the device may grant fewer); dist_schedule deals chunks of `chunk`
+  // iterations to the teams in turn, and a chunk size of 1 in the schedule
+  // deals each chunk out one iteration per thread: neighbouring threads run
+  // neighbouring iterations, by OpenMP's rules rather than a compiler's
+  // default. (LLVM 19's host device breaks this in teams of one thread: README.)
+#pragma omp target teams distribute parallel for num_teams(teams) thread_limit(threads) \
+    dist_schedule(static, chunk) schedule(static, 1) map(from : owner[0:n])
+  for (int i = 0; i < n; ++i)
+    owner[i] = {omp_get_team_num(), omp_get_thread_num(), omp_get_num_teams(), omp_get_num_threads()};
   // END SOLUTION
 }
 

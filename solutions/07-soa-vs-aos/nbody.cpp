@@ -1,10 +1,11 @@
 // Lesson 7 -- SoA vs AoS: the same N-body step on particles stored as an array
 // of structures (the article's Body) and as a structure of arrays (Particles).
-// Five marked steps:
+// Six marked steps:
 //   7.1, 7.2 convert between the layouts (once per simulation, not per step)
 //   7.3      step(): the step kernel on the seven arrays, `omp simd` on the inner loop
-//   7.4      advance(): SoA on the device for every step, double-buffered
-//   7.5      optional stretch: step_tiled(), the inner loop tiled through team-local memory
+//   7.4      a mapper for State, so that mapping a state maps its arrays
+//   7.5      advance(): SoA on the device for every step, double-buffered
+//   7.6      optional stretch: step_tiled(), the inner loop tiled through team-local memory
 // Run `ctest --preset student -L lesson7` from the repository root after each
 // step (it rebuilds your code first); see README.md for hints.
 #include <cstddef>
@@ -42,11 +43,6 @@ void to_aos(const Particles &p, std::span<Body> bodies) {
 
 namespace {
 
-/// The positions and velocities of one state (masses never change).
-struct State {
-  float *x, *y, *z, *vx, *vy, *vz;
-};
-
 /// One step on the structure of arrays: reads state @p in, writes state @p out.
 using StepFn = void (*)(const float *m, State in, State out, int n);
 
@@ -75,8 +71,18 @@ void step(const float *m, State in, State out, int n) {
 }
 // END SOLUTION
 
-// SOLUTION(7.4): convert once, keep both states on the device for all steps
-// and swap their roles each step; only the last state comes back.
+// SOLUTION(7.4): `map(mapper(state), ...)` of a State now maps the struct and
+// the s.n elements behind each of its six pointers, under the clause's map
+// type (tofrom, to, alloc, ...), and attaches the device copy's pointers to
+// the device arrays.
+#pragma omp declare mapper(state : State s) \
+    map(s, s.x[0:s.n], s.y[0:s.n], s.z[0:s.n], s.vx[0:s.n], s.vy[0:s.n], s.vz[0:s.n])
+// END SOLUTION
+
+// SOLUTION(7.5): convert once, keep both states on the device for all steps
+// and swap their roles each step; only the last state comes back. Mapping a
+// State through the mapper (7.4) maps its arrays, so step()'s own maps find
+// them present.
 void advance(std::span<Body> bodies, int steps, StepFn step_fn) {
   const int n = static_cast<int>(bodies.size());
   if (n == 0 || steps <= 0) return;
@@ -84,24 +90,27 @@ void advance(std::span<Body> bodies, int steps, StepFn step_fn) {
   to_soa(bodies, a);
   Particles b = a;  // same masses; the first step overwrites everything else
   const float *m = a.m.data();
-  float *ax = a.x.data(), *ay = a.y.data(), *az = a.z.data(), *avx = a.vx.data(), *avy = a.vy.data(),
-        *avz = a.vz.data();
-  float *bx = b.x.data(), *by = b.y.data(), *bz = b.z.data(), *bvx = b.vx.data(), *bvy = b.vy.data(),
-        *bvz = b.vz.data();
-  const State sa{ax, ay, az, avx, avy, avz}, sb{bx, by, bz, bvx, bvy, bvz};
-#pragma omp target data map(to : m[0:n]) map(tofrom : ax[0:n], ay[0:n], az[0:n], avx[0:n], avy[0:n], avz[0:n]) \
-    map(alloc : bx[0:n], by[0:n], bz[0:n], bvx[0:n], bvy[0:n], bvz[0:n])
+  State sa{a.x.data(), a.y.data(), a.z.data(), a.vx.data(), a.vy.data(), a.vz.data(), n};
+  State sb{b.x.data(), b.y.data(), b.z.data(), b.vx.data(), b.vy.data(), b.vz.data(), n};
+#pragma omp target data map(to : m[0:n]) map(mapper(state), tofrom : sa) map(mapper(state), alloc : sb)
   {
     for (int s = 0; s < steps; ++s) step_fn(m, s % 2 == 0 ? sa : sb, s % 2 == 0 ? sb : sa, n);
+    // The arrays by name, not `from(mapper(state) : sb)`: LLVM 19 leaves them
+    // mapped after a `target update` through a mapper.
     if (steps % 2 == 1) {
-#pragma omp target update from(bx[0:n], by[0:n], bz[0:n], bvx[0:n], bvy[0:n], bvz[0:n])
+#pragma omp target update from(sb.x[0:n], sb.y[0:n], sb.z[0:n], sb.vx[0:n], sb.vy[0:n], sb.vz[0:n])
     }
   }
+  // LLVM 19 and 21 leave a struct mapped through a mapper on the device after
+  // its region (llvm-project issue 60106, fixed in 2026): the next call's
+  // States, elsewhere on the stack, would overlap it. Unmapped here by a map
+  // without the mapper (a no-op where the runtime already did it).
+#pragma omp target exit data map(delete : sa, sb)
   to_aos(steps % 2 == 1 ? b : a, bodies);
 }
 // END SOLUTION
 
-// SOLUTION(7.5): a team owns a block of `tile` bodies i. For each tile of
+// SOLUTION(7.6): a team owns a block of `tile` bodies i. For each tile of
 // bodies j it copies the tile into team-local memory, waits at a barrier,
 // and its threads share out the block's bodies, each reading the whole tile
 // from there. Any thread count works: threads stride over the tile and the

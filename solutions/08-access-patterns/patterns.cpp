@@ -97,7 +97,7 @@ void copy_portable(const Image &im, const std::uint8_t *src, std::uint8_t *dst, 
 #pragma omp metadirective \
     when(device = {kind(gpu)} : teams distribute parallel for collapse(2) num_teams(launch.teams) \
                                     thread_limit(launch.threads)) \
-    otherwise(teams distribute parallel for num_teams(launch.teams) thread_limit(launch.threads))
+    default(teams distribute parallel for num_teams(launch.teams) thread_limit(launch.threads))
   for (int y = 0; y < H; ++y)
     for (int x = 0; x < W; ++x) dst[y * P + x] = src[y * P + x];
   // END SOLUTION
