@@ -55,7 +55,7 @@ std::string shape_name(const Launch &l) {
 
 // Launch shapes the runtime does not grant as asked. On the host-offload
 // device a team of 256 or 33 gets the 1-2 cores there are (without a
-// warning); a GPU grants them as asked, partial warps included.
+// warning); on an H100 LLVM granted them as asked, partial warps included.
 std::vector<Launch> odd_shapes() {
   std::vector<Launch> s = {{1, 1}, {1, 33}, {1, 256}, {2, 1}};
 #ifdef COURSE_DEVICE_GPU

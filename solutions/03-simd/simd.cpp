@@ -1,7 +1,7 @@
 // Lesson 3 -- SIMD vectorization: make every device thread use the vector
 // lanes of the core it runs on. On the host-offload device target regions run
-// on CPU cores, where one SSE instruction works on 4 floats; on an NVIDIA GPU
-// `simd` maps to nothing (one lane per thread) and must at least cost nothing.
+// on CPU cores, where one SSE or NEON instruction works on 4 floats; on an NVIDIA
+// GPU clang maps `simd` to nothing (LLVM's choice), so there it must cost nothing.
 // Four steps, each a marked block below:
 //   3.1 a float reduction:  `target teams distribute parallel for simd reduction(+:...)`
 //   3.2 a small function called from a vector loop: `declare simd`, 4-byte arithmetic
