@@ -78,9 +78,13 @@ struct Particles {
 /// those bytes, not the arrays they point to, unless a mapper for State
 /// (nbody.cpp, step 7.4) says which arrays belong to it.
 struct State {
-  float *x, *y, *z;     ///< positions
-  float *vx, *vy, *vz;  ///< velocities
-  int n;                ///< number of bodies: the length of each of the six arrays
+  float *x;   ///< positions, x
+  float *y;   ///< positions, y
+  float *z;   ///< positions, z
+  float *vx;  ///< velocities, x
+  float *vy;  ///< velocities, y
+  float *vz;  ///< velocities, z
+  int n;      ///< number of bodies: the length of each of the six arrays
 };
 // END SNIPPET
 
