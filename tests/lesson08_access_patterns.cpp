@@ -325,7 +325,7 @@ namespace {
 
 struct Compiled {
   bool ok = false;        // the compiler ran and succeeded
-  bool skipped = false;   // no compiler or no source here, on a GPU node: not graded
+  bool skipped = false;   // not graded here: no compiler or source on a GPU node, or a known toolchain gap
   std::string why, out, cmd;
 };
 
@@ -356,6 +356,16 @@ Compiled compile_patterns(const std::string &flags) {
   while (std::fgets(buf, sizeof buf, pipe)) r.out += buf;
   r.ok = pclose(pipe) == 0;
   if (!r.ok) r.why = "the compiler failed:\n" + r.out.substr(0, 3000);
+  // clang 19 cannot compile NVIDIA device code against glibc 2.41's headers
+  // (Debian 13: "unsupported machine mode" in bits/floatn.h): the toolchain,
+  // not the student's code. Not graded then; LLVM 21 compiles it.
+  if (!r.ok && r.out.find("bits/floatn.h") != std::string::npos &&
+      r.out.find("unsupported machine mode") != std::string::npos) {
+    r.why = "clang " + std::to_string(__clang_major__) +
+            " cannot compile NVIDIA device code against this system's C library (clang 19 with glibc >= 2.41, "
+            "Debian 13); LLVM 21 can (scripts/install-deps.sh --llvm 21)";
+    r.skipped = true;
+  }
   return r;
 }
 
@@ -423,7 +433,7 @@ const Chosen &chosen() {
   return c;
 }
 
-// Fails (or, on a GPU node without the sources or a compiler, warns) when a
+// Fails (or, where Compiled::skipped says the compile cannot run here, warns) when a
 // compile did not run; true when the test may go on.
 bool compiled(const Compiled &c, const char *what) {
   if (c.ok) return true;
