@@ -562,11 +562,12 @@ TEST_CASE("run copies grid in and out once and coef in once and scratch never (L
                     << "the end): the steps in between need no copy (README, step 10.2)");
   if (coef_in > coef_bytes)
     FAIL_CHECK(what << "coef was copied to the device " << (double)coef_in / coef_bytes
-                    << " times (expected once): it never changes; map it once around the loop (README, step 10.2)");
+                    << " times (expected once): it never changes, so once is enough (README, step 10.2)");
   if (other_in + other_out > 0)
     FAIL_CHECK(what << other_in << " bytes went to the device and " << other_out
-                    << " came back that are neither grid nor coef: the scratch grid lives only on the device; "
-                       "map(alloc:) allocates it there without copying (README, step 10.2)");
+                    << " came back that are neither grid nor coef: the scratch grid lives only on the device, so nothing "
+                       "of it needs to cross. Which map type gives a variable device memory and copies nothing? "
+                       "(README, step 10.2)");
   SUCCEED(what << in << " bytes in, " << out << " bytes out");
 }
 
