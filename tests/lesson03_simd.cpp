@@ -197,7 +197,7 @@ TEST_CASE("soft clip copies y back from the device", "[lesson3][correctness][omp
     FAIL("soft_clip_all launched no kernel: the loop ran on the host. Step 3.3: `target teams distribute parallel "
          "for simd` (README, Concepts: 1. Three levels of parallelism).");
   if (back < bytes)
-    FAIL("y was never copied back from the device: the kernel needs map(from : y[0:n]). On the host device the "
+    FAIL("y was never copied back from the device: which map type brings a result home? On the host device the "
          "numbers happen to be right (the kernel wrote through the host's pointer); on a GPU they stay on the "
          "device (README, Common mistakes).");
   SUCCEED();
