@@ -14,6 +14,7 @@
 #include "course/device.hpp"
 #include "course_test.hpp"
 #include "lesson02_ompt.hpp"  // the OMPT witness of copies (this program's only OMPT tool)
+#include "ompt_witness.hpp"
 #include "lesson07_nbody.hpp"
 #include "nbody.hpp"
 
@@ -315,14 +316,7 @@ TEST_CASE("simulate sends the bodies to the device as arrays not as Body structs
 // copies are what this test watches, not the answer.
 TEST_CASE("simulate copies the bodies to the device once not every step", "[lesson7][correctness][ompt]") {
   namespace trace = course::lesson2_trace;
-  if (!trace::tracing_active() || !trace::device_events()) {
-    const std::string why = "the offload runtime reports no copies to the OMPT tool (is OMP_TOOL=disabled set?)";
-    if (course::device_info().is_gpu()) {
-      WARN(why + "; skipped on this GPU runtime");
-      return;
-    }
-    FAIL(why + "; on the host device this test cannot see the copies without it");
-  }
+  if (!course_test::ompt_witness_ready()) return;
   // The same simulation for 2 and for 4 steps (both even: the answer in the
   // first state). Copies made once per simulation are the same for both; an
   // array that crosses every step crosses twice more in the longer one. One
@@ -376,14 +370,7 @@ TEST_CASE("simulate copies the bodies to the device once not every step", "[less
 // the runtime releases them itself, or no State is mapped, this passes.
 TEST_CASE("simulate leaves no State mapped on the device", "[lesson7][correctness][ompt]") {
   namespace trace = course::lesson2_trace;
-  if (!trace::tracing_active() || !trace::device_events()) {
-    const std::string why = "the offload runtime reports no copies to the OMPT tool (is OMP_TOOL=disabled set?)";
-    if (course::device_info().is_gpu()) {
-      WARN(why + "; skipped on this GPU runtime");
-      return;
-    }
-    FAIL(why + "; on the host device this test cannot see the State structs without it");
-  }
+  if (!course_test::ompt_witness_ready()) return;
   auto bodies = course::baseline::nbody_initial(97, course_test::seed());
   const auto t = trace::record([&] { lesson7::simulate(bodies, 3); });
   std::vector<std::uintptr_t> structs;
