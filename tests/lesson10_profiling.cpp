@@ -432,16 +432,19 @@ TEST_CASE("normalize is one SPMD kernel (LIBOMPTARGET_INFO=16)", "[lesson10][cor
                            "combined construct and move the printf out of the kernel (README, step 10.1)");
 }
 
+// The probe child's part of the LIBOMPTARGET_INFO tests of blur: one call
+// between the marks the parent reads the runtime's report by.
+static void blur_between_marks(int rows, int cols) {
+  const auto in = grid(rows, cols);
+  std::vector<float> out(in.size());
+  probe_mark("begin");
+  lesson10::blur(rows, cols, in.data(), out.data());
+  probe_mark("end");
+}
+
 TEST_CASE("blur launches one kernel for the whole grid (LIBOMPTARGET_INFO=16)", "[lesson10][correctness]") {
   const int rows = 500, cols = 64;
-  if (probe_request()) {
-    const auto in = grid(rows, cols);
-    std::vector<float> out(in.size());
-    probe_mark("begin");
-    lesson10::blur(rows, cols, in.data(), out.data());
-    probe_mark("end");
-    return;
-  }
+  if (probe_request()) return blur_between_marks(rows, cols);
   const Report rep = probe("blur launches one kernel for the whole grid (LIBOMPTARGET_INFO=16)", "blur", 16);
   INFO("what LIBOMPTARGET_INFO=16 printed during blur(" << size_name(rows, cols) << "):\n" << shorten(rep.raw));
   const auto n = rep.launches.size();
@@ -465,14 +468,7 @@ TEST_CASE("blur shares the grid among the threads of its teams", "[lesson10][cor
   const std::size_t n = (std::size_t)rows * cols;
   const std::string what = "blur " + size_name(rows, cols) + ": ";
   if (course::device_info().is_gpu()) {
-    if (probe_request()) {
-      const auto in = grid(rows, cols);
-      std::vector<float> out(in.size());
-      probe_mark("begin");
-      lesson10::blur(rows, cols, in.data(), out.data());
-      probe_mark("end");
-      return;
-    }
+    if (probe_request()) return blur_between_marks(rows, cols);
     const Report rep = probe("blur shares the grid among the threads of its teams", "blur", 16);
     INFO("what LIBOMPTARGET_INFO=16 printed during blur(" << size_name(rows, cols) << "):\n" << shorten(rep.raw));
     if (rep.launches.empty()) FAIL(what << "launched no kernel on the device: keep the `target` construct");
