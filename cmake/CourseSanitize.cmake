@@ -273,7 +273,7 @@ function(_course_sanitize_tests)
       # program that is an OMPT tool itself (lesson 2's counts copies) would
       # win, Archer would never load, and TSan alone reports false races in
       # every parallel region. So for the race run such a program declines
-      # (COURSE_OMPT_YIELD=1, tests/baselines/lesson0N_ompt.hpp), the runtime
+      # (COURSE_OMPT_YIELD=1, reference/lesson0N_ompt.hpp), the runtime
       # loads Archer instead, and the tests that need the program's own tool
       # (tag [ompt]) are left out of this run; they run in every other one.
       set(_filter "[correctness]")

@@ -17,8 +17,11 @@ catch it and words its failure message must contain:
     words = ["never written"]                 # in its failure message (case-insensitive)
     # race = true                             # optional: run the test under ThreadSanitizer +
                                               # Archer (host device); "ThreadSanitizer" joins words
-    # elsewhere = "host: sanitize: why"       # optional: on this device class the lesson's
-                                              # tests cannot see it; graded by that label instead
+    # elsewhere = "host: sanitize: why"       # optional: on this device class the test may pass
+                                              # with the mistake (why: measured, with the device and
+                                              # date); it is graded instead by a CTest label, by
+                                              # `host` (the host-offload device's run) or by
+                                              # `compiler` (a machine with LLVM on it)
 
 Modes:
     make_mistakes.py REPO FOLDER OUT_DIR   writes OUT_DIR/<id>/<file> and OUT_DIR/mistakes.cmake
@@ -133,8 +136,12 @@ def markdown(root, nn):
     rows = ["| mistake | what you did | the test that fails | its message says |", "|---|---|---|---|"]
     for m in load(root, nn):
         words = ", ".join(f"“{w}”" for w in m["words"])
-        where = f" (on {m['elsewhere'].split(':')[0]}: `ctest -L {m['elsewhere'].split(':')[1].strip()}`)" \
-            if m.get("elsewhere") else " under ThreadSanitizer (`ctest -L lesson%s`)" % m["number"] if m.get("race") else ""
+        where = " under ThreadSanitizer (`ctest -L lesson%s`)" % m["number"] if m.get("race") else ""
+        if m.get("elsewhere"):
+            cls, by = (s.strip() for s in m["elsewhere"].split(":")[:2])
+            device = "a GPU" if cls == "gpu" else "the host device"
+            by = {"host": "the host device catches it", "compiler": "graded where LLVM is installed"}.get(by, f"`ctest -L {by}`")
+            where = f" (on {device}: {by})"
         rows.append(f"| {m['number']}.{m['id']} {m['kind']} | {m['title']} | `{m['test']}`{where} | {words} |")
     return "\n".join(rows)
 

@@ -38,7 +38,7 @@
 namespace thresholds {
 constexpr course::Threshold kRegisterTile{"lesson4.register_tile", 5.0, 1.3, course::Scaling::fixed, 0};
 // lesson4.unrolled: 8x8 tile vs the same tile without `omp unroll full`
-// (tests/baselines/lesson04_tiles.cpp), n = 512, by CPU time on the host: the
+// (reference/lesson04_tiles.cpp), n = 512, by CPU time on the host: the
 // solution measured 2.7-3.0x, the solution without step 4.2 0.9-1.0x (4 runs,
 // 2-core host under load; docs/results/steps-check.md). GPU 1.5: PROVISIONAL,
 // not measured yet (a rolled tile sends c[8][8] to local memory there).

@@ -4,7 +4,7 @@
 // device as arrays (SoA), not as Body structs, once per simulation, not once
 // per step, also where they are mapped through the State structs and their
 // mapper (an OMPT witness of the copies, as in lesson 2), and the SoA
-// simulation beats the article's AoS kernel (tests/baselines/lesson07_nbody.cpp).
+// simulation beats the article's AoS kernel (reference/lesson07_nbody.cpp).
 #include <cmath>
 #include <cstdint>
 #include <span>

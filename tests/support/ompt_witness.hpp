@@ -1,6 +1,6 @@
 /// @file ompt_witness.hpp
 /// @brief For tests that grade a technique by what the OMPT tool of
-///        tests/baselines/lesson02_ompt.hpp saw (launches, copies): whether it
+///        reference/lesson02_ompt.hpp saw (launches, copies): whether it
 ///        sees anything here. Include after lesson02_ompt.hpp.
 #pragma once
 

@@ -10,7 +10,7 @@
 
 // The Body type, the constants and bodybody_interaction() live in the lesson's
 // interface header, so baselines and student code run the same arithmetic.
-#include "../../lessons/07-soa-vs-aos/nbody.hpp"
+#include "../lessons/07-soa-vs-aos/nbody.hpp"
 
 namespace course::baseline {
 
