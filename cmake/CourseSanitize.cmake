@@ -118,7 +118,7 @@ if(NOT COURSE_SANITIZE STREQUAL "none")
   get_filename_component(_rtdir "${_rt}" DIRECTORY)
   list(APPEND COURSE_OFFLOAD_LINK_FLAGS -fsanitize=${COURSE_SANITIZE} -fno-sanitize-link-runtime "${_rt}"
        "-Wl,-rpath,${_rtdir}")
-  list(APPEND COURSE_TEST_ENVIRONMENT ${COURSE_SANITIZE_ENV_${COURSE_SANITIZE}})
+  list(APPEND COURSE_RUN_ENVIRONMENT ${COURSE_SANITIZE_ENV_${COURSE_SANITIZE}})  # written out by course_write_environment()
   message(STATUS "Course: every program built with -fsanitize=${COURSE_SANITIZE} (runtime ${_rt})")
 
   # Planted bugs: proof that the sanitizer is live in target regions (a build

@@ -1,7 +1,7 @@
 # CourseSteps.cmake -- every step graded. For each TODO id of a lesson, the
 # solutions track builds the lesson's tests against the solution with that one
 # step put back to its starter text (a "mutant", written by
-# scripts/make-steps.py at configure time) and adds a CTest test
+# scripts/make_steps.py at configure time) and adds a CTest test
 #   "lessonN: step N.k is graded"   (labels steps;lessonN)
 # that passes only when some test of the lesson FAILS for that mutant. A step
 # whose undoing no test notices is a step a student could skip.
@@ -16,27 +16,26 @@
 # own (a student who stops there gets a compiler error, not a failing test);
 # its test fails and says so, and the rest of the course still builds.
 include_guard(GLOBAL)
+include("${CMAKE_CURRENT_LIST_DIR}/CourseMutants.cmake")
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 
-set(COURSE_STEP_TIMEOUT 240 CACHE STRING
-    "Seconds a step's mutant may run before the step check calls it a hang (counted as caught, and reported)")
-
-#[[ course_add_steps(<N> <nn> <folder>)
-    Called by course_add_lesson() in the solutions track, in its scope: uses
-    its SOURCES (arg_SOURCES), lesson_dir, solution_dir and its helper macros
-    _course_kernels() and _course_test_program(). ]]
-function(course_add_steps number nn folder)
+#[[ course_add_steps(<N> <folder> SOURCES <files...> [EXPLICIT_SIMD])
+    Lesson N's step checks, for the files a student edits (SOURCES, as given
+    to course_add_lesson(), which calls this in the solutions track). ]]
+function(course_add_steps number folder)
+  cmake_parse_arguments(arg "EXPLICIT_SIMD" "" "SOURCES" ${ARGN})
+  _course_lesson_nn(nn ${number})
   set(out "${CMAKE_BINARY_DIR}/steps/${folder}")
   execute_process(
-    COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/scripts/make-steps.py" "${PROJECT_SOURCE_DIR}" "${folder}" "${out}"
+    COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/scripts/make_steps.py" "${PROJECT_SOURCE_DIR}" "${folder}" "${out}"
     RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
   if(NOT _rc EQUAL 0)
-    message(FATAL_ERROR "lesson ${number}: cannot write the step mutants (scripts/make-steps.py):\n${_out}${_err}")
+    message(FATAL_ERROR "lesson ${number}: cannot write the step mutants (scripts/make_steps.py):\n${_out}${_err}")
   endif()
   # Editing a block (or the scripts) rewrites the mutants on the next build.
-  set(_deps "${PROJECT_SOURCE_DIR}/scripts/make-steps.py" "${PROJECT_SOURCE_DIR}/scripts/check-blocks.py")
+  set(_deps "${PROJECT_SOURCE_DIR}/scripts/make_steps.py" "${PROJECT_SOURCE_DIR}/scripts/check_blocks.py")
   foreach(_s IN LISTS arg_SOURCES)
-    list(APPEND _deps "${lesson_dir}/${_s}" "${solution_dir}/${_s}")
+    list(APPEND _deps "${PROJECT_SOURCE_DIR}/lessons/${folder}/${_s}" "${PROJECT_SOURCE_DIR}/solutions/${folder}/${_s}")
   endforeach()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_deps})
   include("${out}/steps.cmake")
@@ -45,15 +44,17 @@ function(course_add_steps number nn folder)
   # another label instead, is declared in the test file:
   #   // STEP-ELSEWHERE(5.2, host): sanitize: <why>
   # Its step test then reports "skipped" (not passed) when no test fails.
-  file(GLOB _test_src "${PROJECT_SOURCE_DIR}/tests/lesson${nn}_*.cpp")
+  _course_lesson_tests(_test_src ${number})
   file(STRINGS "${_test_src}" _elsewhere REGEX "STEP-ELSEWHERE\\(")
+  set(_simd "")
+  if(arg_EXPLICIT_SIMD)
+    set(_simd EXPLICIT_SIMD)
+  endif()
 
   set(_targets "")
   foreach(_step IN LISTS COURSE_STEP_IDS)
     string(REPLACE "." "_" _s "${_step}")
-    _course_kernels(lesson${nn}_step${_s}_kernels "${out}/${_step}")
-    _course_test_program(lesson${nn}_step${_s}_test lesson${nn}_step${_s}_kernels)
-    set_target_properties(lesson${nn}_step${_s}_kernels lesson${nn}_step${_s}_test PROPERTIES EXCLUDE_FROM_ALL ON)
+    course_lesson_mutant(step${_s} ${number} ${folder} "${out}/${_step}" SOURCES ${arg_SOURCES} ${_simd})
     list(APPEND _targets lesson${nn}_step${_s}_test)
     set(_extra "")
     foreach(_line IN LISTS _elsewhere)
@@ -62,17 +63,8 @@ function(course_add_steps number nn folder)
         set(_extra "-DELSEWHERE=${CMAKE_MATCH_3}: ${CMAKE_MATCH_4}")
       endif()
     endforeach()
-    set(_name "lesson${number}: step ${_step} is graded")
-    add_test(NAME "${_name}"
-             COMMAND "${CMAKE_COMMAND}" -DPROGRAM=$<TARGET_FILE:lesson${nn}_step${_s}_test> "-DWHAT=step ${_step}"
-                     -DLESSON=${number} -DTIMEOUT=${COURSE_STEP_TIMEOUT} -DEMULATED=${COURSE_EMULATED} ${_extra}
-                     "-DBUILD=${CMAKE_BINARY_DIR}" -DBUILD_TARGET=lesson${nn}_step${_s}_test
-                     -P "${PROJECT_SOURCE_DIR}/cmake/expect-failure.cmake")
-    # The build inside the test takes the build lock (see "lessonN: build").
-    set_tests_properties("${_name}" PROPERTIES
-      LABELS "steps;lesson${number}" ENVIRONMENT "${COURSE_TEST_ENVIRONMENT}" RESOURCE_LOCK course_build
-      TIMEOUT ${COURSE_BUILD_TIMEOUT} FIXTURES_REQUIRED "lesson${number}_built"
-      SKIP_REGULAR_EXPRESSION "is graded elsewhere:")
+    course_expect_failure_test("lesson${number}: step ${_step} is graded" ${number} lesson${nn}_step${_s}_test
+                               BUILD LABELS steps ARGS "-DWHAT=step ${_step}" ${_extra})
   endforeach()
   # Builds every step's mutant (ninja -k 0 goes on past one that fails).
   add_custom_target(lesson${nn}_steps)

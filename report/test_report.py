@@ -12,12 +12,16 @@
     test_report.py --old-rows                 rows of a program that fills only
                                               the first ten ResultRow columns
                                               still get a role, a ceiling and a %
+    test_report.py --descriptions             what a program's --describe says
+                                              picks its sizes (and none: defaults)
+    test_report.py                            the last two (no build needed)
 
 Every check prints what it expected and what it found.
 """
 import argparse
 import csv
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -25,6 +29,10 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.path.join(HERE, "report.py")
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+from course_report import analyse, run, schema  # noqa: E402
+
 problems = []
 
 
@@ -45,8 +53,14 @@ def lesson_programs(build):
 
 
 def declares_sizes(program):
-    out = subprocess.run([program, "--help"], capture_output=True, text=True, timeout=60).stdout
-    return "--size" in out
+    """The program's --describe names the report's three sizes; checks that it describes its rows too."""
+    d = run.describe(program)
+    name = os.path.basename(program)
+    check(d is not None, f"{name} --describe answers one line of JSON")
+    rows = (d or {}).get("rows") or {}
+    check(rows.get("columns") == schema.COLUMNS, f"{name} --describe: its rows have the report's columns "
+                                                 f"({len(rows.get('columns', []))} of {len(schema.COLUMNS)})")
+    return all(m in ((d or {}).get("sizes") or {}) for m in schema.MODES)
 
 
 def end_to_end(build, out):
@@ -72,6 +86,10 @@ def end_to_end(build, out):
                 "bytes", "flops", "in_cache", "seed", "plot", "param", "ceiling_used", "pct_of_ceiling",
                 "over_ceiling", "speedup_vs_baseline"):
         check(bool(rows) and col in rows[0], f"report.csv has column '{col}'")
+    for prog in ("course_ceilings", "course_blas_sgemm"):
+        path = os.path.join(build, "report", prog)
+        if os.access(path, os.X_OK):
+            check(declares_sizes(path), f"{prog} --describe declares the sizes tiny, teaching and full")
     ceil = {r["variant"]: r for r in rows if r.get("lesson") == "0" and r.get("role") == "ceiling"}
     for name in ("copy", "omp-copy", "fp32"):
         r = ceil.get(name)
@@ -176,9 +194,6 @@ def bad_arguments(build):
 
 def old_rows():
     """A lesson program written against the first ten ResultRow columns (no role, bytes, ceiling names of old)."""
-    sys.path.insert(0, HERE)
-    sys.dont_write_bytecode = True
-    import report
     with tempfile.TemporaryDirectory() as d:
         old = os.path.join(d, "lesson09.csv")
         with open(old, "w") as f:
@@ -188,14 +203,14 @@ def old_rows():
                     "9,pipeline,solution: overlap,n=1000,1,0,,,PASS,\n")
         cfile = os.path.join(d, "ceil.csv")
         with open(cfile, "w") as f:
-            f.write(",".join(report.COLUMNS) + "\n0,ceiling,copy,1000 floats,1,40,GB/s,,PASS,,ceiling,"
+            f.write(",".join(schema.COLUMNS) + "\n0,ceiling,copy,1000 floats,1,40,GB/s,,PASS,,ceiling,"
                     "8000,0,0,,,0,,,0\n")
-        step = report.Step("x", os.path.join(d, "lesson09"), [], old, 9, "solution")
-        rows = report.read_rows(step)
-        crow = report.read_rows(report.Step("c", "course_ceilings", [], cfile, 0, "ceiling"))
+        step = run.Step("x", os.path.join(d, "lesson09"), [], old, 9, "solution")
+        rows = run.read_rows(step)
+        crow = run.read_rows(run.Step("c", "course_ceilings", [], cfile, 0, "ceiling"))
         all_rows = crow + rows
-        ceilings = report.ceilings_from(all_rows)
-        report.annotate(all_rows, ceilings, "host")
+        ceilings = analyse.ceilings_from(all_rows)
+        analyse.annotate(all_rows, ceilings, "host")
     check(len(rows) == 3, f"old-style CSV read: {len(rows)} rows of 3")
     if len(rows) == 3:
         check([r["role"] for r in rows] == ["baseline", "kernel", "kernel"],
@@ -210,15 +225,63 @@ def old_rows():
         check(rows[1]["is_main"], "the guessed kernel row is the experiment's kernel under test")
 
 
+def descriptions():
+    """What a program's --describe says decides how the report runs it: its own --size preset, else its
+    defaults (--reps 1 at --tiny where it has --reps), each with a note; a program that gives no
+    description, or one that is not JSON, runs at its defaults."""
+    with tempfile.TemporaryDirectory() as d:
+        def program(name, body):
+            path = os.path.join(d, name)
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n" + body + "\n")
+            os.chmod(path, 0o755)
+            return path
+        full = {"describe": 1, "program": "p", "about": "lesson 3, p", "options": [{"flag": "--reps", "kind": "int"}],
+                "sizes": {"tiny": ["--reps", "1"], "teaching": [], "full": []},
+                "rows": {"option": "--csv", "columns": schema.COLUMNS + ["new_column"]}}
+        good = program("good", "echo 'device: a banner line first'; echo '" + json.dumps(full) + "'")
+        silent = program("silent", "echo 'p: error: unknown option --describe' >&2; exit 2")
+        garbled = program("garbled", "echo '{not json'")
+        got = run.describe(good)
+        check(got == full, f"--describe read past a banner line: {'the JSON' if got == full else got}")
+        check(run.describe(silent) is None, "a program that refuses --describe gives no description")
+        check(run.describe(garbled) is None, "a program whose --describe is not JSON gives no description")
+        check(run.unread_columns(got) == ["new_column"], f"a column the report does not read is named: "
+                                                        f"{run.unread_columns(got)}")
+        for mode in schema.MODES:
+            notes = []
+            args = run.size_args(got, mode, notes, "good")
+            check(args == ["--size", mode] and not notes, f"{mode}: its own preset, no note: {args} {notes}")
+        no_sizes = dict(full, sizes={})
+        notes = []
+        args = run.size_args(no_sizes, "tiny", notes, "nosizes")
+        check(args == ["--reps", "1"] and len(notes) == 1 and "declares no sizes" in notes[0],
+              f"no presets at --tiny: --reps 1 and a note: {args} {notes}")
+        notes = []
+        args = run.size_args(dict(full, sizes={"tiny": []}), "full", notes, "some")
+        check(args == [] and len(notes) == 1 and "no size 'full'" in notes[0],
+              f"a preset missing for the mode: its defaults and a note: {args} {notes}")
+        notes = []
+        args = run.size_args(None, "tiny", notes, "silent")
+        check(args == [] and len(notes) == 1 and "no description" in notes[0],
+              f"no description: its defaults (no --reps it may not have) and a note: {args} {notes}")
+
+
 def main():
     a = argparse.ArgumentParser()
     a.add_argument("--build")
     a.add_argument("--out")
     a.add_argument("--bad-arguments", action="store_true")
     a.add_argument("--old-rows", action="store_true")
+    a.add_argument("--descriptions", action="store_true")
     o = a.parse_args()
     if o.old_rows:
         old_rows()
+    elif o.descriptions:
+        descriptions()
+    elif not o.build:   # no build: the tests that need none
+        old_rows()
+        descriptions()
     elif o.bad_arguments:
         bad_arguments(o.build)
     else:

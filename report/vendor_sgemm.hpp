@@ -3,8 +3,9 @@
 // and course_blas_sgemm (OpenBLAS on the host CPU). Each times a library's
 // plain FP32 C = A x B at the sizes the lessons use, verifies a sample of C
 // against double-precision dot products, and writes the course's CSV rows
-// (common/include/course/results.hpp's columns) by hand: neither program
-// links the course's OpenMP library, so nvcc can build the first alone.
+// (common/include/course/results.hpp's columns) and its --describe JSON
+// (course::Cli's) by hand: neither program links the course's OpenMP
+// library, so nvcc can build the first alone.
 #pragma once
 
 #include <algorithm>
@@ -55,6 +56,11 @@ inline std::vector<long long> parse_list(const char *prog, const std::string &fl
   return v;
 }
 
+/// The CSV columns, in order: common/include/course/results.hpp's result_columns().
+inline const char *const kColumns[] = {"lesson", "experiment", "variant", "size", "time_ms", "rate", "unit",
+                                       "ceiling", "status", "note", "role", "bytes", "flops", "in_cache",
+                                       "seed", "article", "article_ms", "plot", "param", "goal_pct"};
+
 /// The size presets (--size tiny|teaching|full) name the sizes the lessons
 /// run at in that mode, so each matmul row finds a ceiling at its own size.
 struct Preset {
@@ -62,6 +68,31 @@ struct Preset {
   const char *sizes;
   long long reps;
 };
+
+/// What course::Cli::describe() prints for a lesson program, for these two
+/// programs (the report reads it: their sizes and the columns of their rows).
+inline void describe(const char *prog, const char *about, const std::vector<Preset> &presets,
+                     const Preset &defaults) {
+  // prog and about are the programs' own literals: no character needs escaping.
+  std::printf("{\"describe\": 1, \"program\": \"%s\", \"about\": \"%s\", \"options\": ["
+              "{\"flag\": \"--n\", \"kind\": \"list\", \"default\": \"%s\", \"min\": 1, \"max\": 32768, "
+              "\"help\": \"matrix sizes\"}, "
+              "{\"flag\": \"--reps\", \"kind\": \"int\", \"default\": \"%lld\", \"min\": 1, \"max\": 1000, "
+              "\"help\": \"timed runs per size, the median is reported\"}, "
+              "{\"flag\": \"--csv\", \"kind\": \"text\", \"default\": \"none\", "
+              "\"help\": \"append result rows to this CSV file\"}], \"sizes\": {",
+              prog, about, defaults.sizes, defaults.reps);
+  for (std::size_t i = 0; i < presets.size(); ++i)
+    std::printf("%s\"%s\": [\"--n\", \"%s\", \"--reps\", \"%lld\"]", i ? ", " : "", presets[i].name,
+                presets[i].sizes, presets[i].reps);
+  std::printf("}, \"rows\": {\"option\": \"--csv\", \"columns\": [");
+  bool first = true;
+  for (const char *c : kColumns) {
+    std::printf("%s\"%s\"", first ? "" : ", ", c);
+    first = false;
+  }
+  std::printf("]}}\n");
+}
 
 inline Options parse(int argc, char **argv, const char *prog, const char *about, const std::vector<Preset> &presets,
                      const Preset &defaults) {
@@ -78,7 +109,11 @@ inline Options parse(int argc, char **argv, const char *prog, const char *about,
                   "  --csv FILE       append result rows to this CSV file\n  --size NAME      sizes for the course report:",
                   prog, about, defaults.sizes, defaults.reps);
       for (const auto &p : presets) std::printf(" %s (--n %s --reps %lld)", p.name, p.sizes, p.reps);
-      std::printf("\n");
+      std::printf("\n  --describe       these options, sizes and CSV columns as one line of JSON (for the report)\n");
+      std::exit(0);
+    }
+    if (a == "--describe") {
+      describe(prog, about, presets, defaults);
       std::exit(0);
     }
     if (i + 1 >= argc) usage_error(prog, (a == "--n" || a == "--reps" || a == "--csv" || a == "--size")
@@ -180,9 +215,14 @@ inline int write_csv(const char *prog, const std::string &path, const std::vecto
     return 2;
   }
   std::fseek(f, 0, SEEK_END);
-  if (std::ftell(f) == 0)
-    std::fprintf(f, "lesson,experiment,variant,size,time_ms,rate,unit,ceiling,status,note,role,bytes,flops,in_cache,"
-                    "seed,article,article_ms,plot,param,goal_pct\n");
+  if (std::ftell(f) == 0) {
+    bool first = true;
+    for (const char *c : kColumns) {
+      std::fprintf(f, "%s%s", first ? "" : ",", c);
+      first = false;
+    }
+    std::fprintf(f, "\n");
+  }
   for (const auto &r : rows) std::fprintf(f, "%s\n", r.c_str());
   std::fclose(f);
   return 0;

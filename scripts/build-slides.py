@@ -12,7 +12,7 @@ code on a code-hosting site, in an editor and in Marp alike:
     <!-- end code -->
 
 Regions: TODO(id) / SOLUTION(id) quote the marked block whose ids include `id`
-(see scripts/check-blocks.py), from its opening line to the line before its
+(see scripts/check_blocks.py), from its opening line to the line before its
 END; TODO(id@k) / SOLUTION(id@k) the k-th such block, for a step that spans
 several functions; SNIPPET(name) quotes the lines between `// SNIPPET(name)` and
 `// END SNIPPET`. A new quote needs only the first line: --update fills in
@@ -52,7 +52,7 @@ def ids(text):
 
 def region(path, kind, name):
     """The lines of the SNIPPET, or of the TODO/SOLUTION block of id @p name.
-    Blocks may nest (scripts/check-blocks.py): the outer block's text keeps
+    Blocks may nest (scripts/check_blocks.py): the outer block's text keeps
     the nested blocks' code, their END lines and bare SOLUTION(id) lines go.
     A step with several blocks (one per function): `9.2@3` is its third."""
     skip = 0

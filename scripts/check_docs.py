@@ -31,7 +31,7 @@ starter (lessons/NN-topic/), a walk-through deck the solution
 replace; the starter where the line says "starter" before the quote); a path
 with a folder is taken from the repository root, a build folder's
 steps/NN-topic/ID/FILE is the solution with step ID undone (made here, as
-scripts/make-steps.py does); a name the lesson does not define is looked up
+scripts/make_steps.py does); a name the lesson does not define is looked up
 in tests/, common/ and tools/.
 
     usage: check_docs.py [REPO_ROOT] [--omp-h PATH] [--cxx COMPILER]
@@ -39,16 +39,14 @@ in tests/, common/ and tools/.
 Exit status 0 when every quote holds, 1 with one line per drift
 (document:line: what is wrong, and the right value where it can tell).
 """
-import importlib.util
 import pathlib
 import re
 import subprocess
 import sys
 
-_here = pathlib.Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("make_steps", _here / "make-steps.py")
-make_steps = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(make_steps)
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import make_steps  # noqa: E402
 
 # Quotes that look like code but are not the course's, each with its reason.
 ALLOW = {

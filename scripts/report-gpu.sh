@@ -71,6 +71,7 @@ case "$cmd" in
       || echo "report-gpu.sh: warning: $build is not an nvptx build (report/build-info.json says otherwise)"
     rm -rf "$bundle" && mkdir -p "$bundle/report" "$bundle/lessons"
     cp "$build/report/course_ceilings" "$build/report/build-info.json" "$bundle/report/"
+    cp "$build/course-env.json" "$bundle/"  # the run environment, which report.py gives every program
     [ -x "$build/report/course_sgemm" ] && cp "$build/report/course_sgemm" "$bundle/report/"
     # OpenBLAS on the node's CPU for lesson 1 (runs where libopenblas0 is installed; else the report says so)
     [ -x "$build/report/course_blas_sgemm" ] && cp "$build/report/course_blas_sgemm" "$bundle/report/"
@@ -318,7 +319,7 @@ PYEOF
     if [ -n "${OUT:-}" ] && [ -f "$outdir/report.md" ]; then
       # At most 8 files come back: report.md, the tarball (CSV, logs, plots) and up to 6 plots.
       cp "$outdir/report.md" "$OUT/" 2>/dev/null || true
-      # the plots in the report's order of importance (report/plots.py PLOTS)
+      # the plots in the report's order of importance (report/course_report/plots.py PLOTS)
       for p in ceilings speedup sweep bars matrix split lines; do
         [ -f "$outdir/plots/$p.png" ] && echo "$outdir/plots/$p.png"
       done | head -6 | while read -r f; do cp "$f" "$OUT/"; done

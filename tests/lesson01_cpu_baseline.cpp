@@ -31,10 +31,6 @@ constexpr course::Threshold kSimd{"lesson1.simd", 1.7, 1.7, course::Scaling::fix
 
 namespace {
 
-// Float sums of n products in [-1, 1]: a recursive sum errs by at most about
-// n * 2^-24 relative; 4x that bound still catches one wrong element at n = 512.
-double tolerance(int n) { return 4.0 * n * std::ldexp(1.0, -24); }
-
 struct Inputs {
   std::vector<float> A, B;
   explicit Inputs(int n)
@@ -47,7 +43,7 @@ void check_matmul(int n) {
   auto C = course_test::poisoned<float>((std::size_t)n * n);
   lesson1::matmul(n, in.A.data(), in.B.data(), C.data());
   const auto ref = course::baseline::matmul_reference(n, in.A.data(), in.B.data());
-  auto c = course::check_close<float>(C, ref, tolerance(n), "matmul n=" + std::to_string(n));
+  auto c = course::check_close<float>(C, ref, course::matmul_tolerance(n), "matmul n=" + std::to_string(n));
   if (!c.ok && std::isnan(C[c.bad]))
     c.message += "\nC starts as NaN in the tests, so an element that is added to before it is set stays NaN. "
                  "Where do C's sums start? Step 1.1 (README, Hints).";
@@ -57,14 +53,14 @@ void check_matmul(int n) {
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j)
         last[(std::size_t)i * n + j] = (double)in.A[(std::size_t)i * n + n - 1] * in.B[(std::size_t)(n - 1) * n + j];
-    if (course::check_close<float>(C, last, tolerance(n), "").ok)
+    if (course::check_close<float>(C, last, course::matmul_tolerance(n), "").ok)
       c.message += "\nEach element holds only the last product of its sum (k = n-1): every step k replaced the "
                    "element instead of adding to it. Step 1.1 (README, Concepts: 1. Loop order, and Hints).";
     // The same last columns wrong in every row, and nothing else: the j loop
     // stops early (a hand-unrolled step whose remainder is dropped).
     const auto bad = [&](int i, int j) {
       const std::size_t e = (std::size_t)i * n + j;
-      return !std::isfinite(C[e]) || std::fabs(C[e] - ref[e]) > 10 * tolerance(n) * std::max(1.0, std::fabs(ref[e]));
+      return !std::isfinite(C[e]) || std::fabs(C[e] - ref[e]) > 10 * course::matmul_tolerance(n) * std::max(1.0, std::fabs(ref[e]));
     };
     int first = n;
     while (first > 0 && bad(0, first - 1)) --first;
@@ -111,7 +107,7 @@ TEST_CASE("matmul gives the same right answer in 20 runs at n = 257", "[lesson1]
   for (int r = 1; r <= runs; ++r) {
     auto C = course_test::poisoned<float>((std::size_t)n * n);
     lesson1::matmul(n, in.A.data(), in.B.data(), C.data());
-    const auto c = course::check_close<float>(C, ref, tolerance(n), "matmul n=257, run " + std::to_string(r) + " of 20");
+    const auto c = course::check_close<float>(C, ref, course::matmul_tolerance(n), "matmul n=257, run " + std::to_string(r) + " of 20");
     if (!c.ok && wrong.ok) wrong = c;
     if (first.empty())
       first = C;
@@ -190,7 +186,7 @@ TEST_CASE("matmul's inner loop runs in vector lanes at n = 256", "[lesson1][spee
         [&] { lesson1::matmul(n, in.A.data(), in.B.data(), C1.data()); }, 9, 2, course::Clock::process_cpu);
   }
   const auto ref = course::baseline::matmul_reference(n, in.A.data(), in.B.data());
-  COURSE_CHECK(course::check_close<float>(C1, ref, tolerance(n), "matmul n=256 (vector lanes run)"));
+  COURSE_CHECK(course::check_close<float>(C1, ref, course::matmul_tolerance(n), "matmul n=256 (vector lanes run)"));
   const auto v = course::grade_speedup(thresholds::kSimd, "lesson 1 one thread vs scalar i-k-j", cmp);
   std::cout << v.message << std::endl;
   if (!v.passed)
@@ -211,7 +207,7 @@ TEST_CASE("matmul is faster than the serial baseline at n = 512", "[lesson1][spe
       [&] { lesson1::matmul(n, in.A.data(), in.B.data(), C1.data()); }, 5, 1);
   // A fast wrong answer earns nothing.
   const auto ref = course::baseline::matmul_reference(n, in.A.data(), in.B.data());
-  COURSE_CHECK(course::check_close<float>(C1, ref, tolerance(n), "matmul n=512 (speedup run)"));
+  COURSE_CHECK(course::check_close<float>(C1, ref, course::matmul_tolerance(n), "matmul n=512 (speedup run)"));
   const auto v = course::grade_speedup(thresholds::kMatmul, "lesson 1 matmul", cmp);
   std::cout << v.message << std::endl;
   if (!v.passed)

@@ -156,10 +156,6 @@ void check_add_exp(int n) {
 
 // ---- kernel 2: matmul --------------------------------------------------------
 
-// Float sums of n products in [-1, 1] (as lesson 1): about n * 2^-24 relative
-// at worst; 4x that still catches one wrong element at n = 512.
-double matmul_tol(int n) { return 4.0 * n * std::ldexp(1.0, -24); }
-
 void check_matmul(int n) {
   const std::size_t nn = (std::size_t)n * n;
   const auto A = course::random_vector<float>(nn, course_test::seed(), -1.f, 1.f);
@@ -167,7 +163,7 @@ void check_matmul(int n) {
   auto C = course_test::poisoned<float>(nn);
   lesson2::matmul(n, A.data(), B.data(), C.data());
   const auto ref = course::baseline::matmul_reference(n, A.data(), B.data());
-  COURSE_CHECK(course::check_close<float>(C, ref, matmul_tol(n), "matmul n=" + std::to_string(n)));
+  COURSE_CHECK(course::check_close<float>(C, ref, course::matmul_tolerance(n), "matmul n=" + std::to_string(n)));
 }
 
 // ---- kernel 3: heat ------------------------------------------------------------
@@ -374,7 +370,7 @@ TEST_CASE("matmul runs on the device and copies A and B in and C out", "[lesson2
     check_teams(t, "matmul");
   }
   const auto ref = course::baseline::matmul_reference(n, A.data(), B.data());
-  COURSE_CHECK(course::check_close<float>(C, ref, matmul_tol(n), "matmul n=96 (traced run)"));
+  COURSE_CHECK(course::check_close<float>(C, ref, course::matmul_tolerance(n), "matmul n=96 (traced run)"));
 }
 
 TEST_CASE("matmul reads and writes device memory on every device without OMPT", "[lesson2][correctness]") {
@@ -385,7 +381,7 @@ TEST_CASE("matmul reads and writes device memory on every device without OMPT", 
   std::vector<float> C(nn);
   with_device_copies({&A, &B}, C, [&](const std::vector<float *> &p) { lesson2::matmul(n, p[0], p[1], C.data()); });
   const auto ref = course::baseline::matmul_reference(n, A.data(), B.data());
-  COURSE_CHECK(course::check_close<float>(C, ref, matmul_tol(n),
+  COURSE_CHECK(course::check_close<float>(C, ref, course::matmul_tolerance(n),
                                           std::string("matmul n=96 on device copies") + kDeviceMemoryHint));
 }
 
@@ -532,7 +528,7 @@ TEST_CASE("matmul on the device (copies included) is faster than the serial base
   const auto cmp = course::compare_interleaved([&] { course::baseline::matmul_serial(n, A.data(), B.data(), C0.data()); },
                                                [&] { lesson2::matmul(n, A.data(), B.data(), C1.data()); }, 5, 1);
   const auto ref = course::baseline::matmul_reference(n, A.data(), B.data());
-  COURSE_CHECK(course::check_close<float>(C1, ref, matmul_tol(n), "matmul n=512 (speedup run)"));
+  COURSE_CHECK(course::check_close<float>(C1, ref, course::matmul_tolerance(n), "matmul n=512 (speedup run)"));
   COURSE_REQUIRE_SPEEDUP(thresholds::kMatmul, "lesson 2 matmul offload", cmp);
 }
 

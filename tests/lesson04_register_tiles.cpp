@@ -49,11 +49,6 @@ namespace {
 
 using Kernel = void (*)(int, const float *, const float *, float *);
 
-// Float sums of n products in [-1, 1]: a recursive sum errs by at most about
-// n * 2^-24 relative (fused multiply-adds on the GPU only round less); 4x that
-// bound still catches one wrong element at n = 129.
-double tolerance(int n) { return 4.0 * n * std::ldexp(1.0, -24); }
-
 void check_matmul(Kernel f, const std::string &shape, int n) {
   const std::size_t nn = (std::size_t)n * n;
   const auto A = course::random_vector<float>(nn, course_test::seed(), -1.f, 1.f);
@@ -61,7 +56,7 @@ void check_matmul(Kernel f, const std::string &shape, int n) {
   std::vector<float> C(nn);  // poisoned on the device, where the kernel writes it
   course_test::with_device_poison(std::span<float>(C), [&] { f(n, A.data(), B.data(), C.data()); });
   const auto ref = course::baseline::matmul_reference(n, A.data(), B.data());
-  auto c = course::check_close<float>(C, ref, tolerance(n), "tile " + shape + " n=" + std::to_string(n));
+  auto c = course::check_close<float>(C, ref, course::matmul_tolerance(n), "tile " + shape + " n=" + std::to_string(n));
   if (!c.ok && std::isnan(C[c.bad]))
     c.message += "\nIn a register tile a NaN is an element never stored (the store's check skips too much) or a "
                  "sum that did not start from 0 (README, Stuck? 4.1).";
@@ -70,7 +65,7 @@ void check_matmul(Kernel f, const std::string &shape, int n) {
     std::vector<float> At(nn);
     for (int i = 0; i < n; ++i)
       for (int k = 0; k < n; ++k) At[(std::size_t)k * n + i] = A[(std::size_t)i * n + k];
-    if (course::check_close<float>(C, course::baseline::matmul_reference(n, At.data(), B.data()), tolerance(n), "").ok)
+    if (course::check_close<float>(C, course::baseline::matmul_reference(n, At.data(), B.data()), course::matmul_tolerance(n), "").ok)
       c.message += "\nThat is A transposed times B: the tile's values of A came from row k of A. At step k "
                    "each row i of the tile needs the element of A in row i, column k. Step 4.1 (README, "
                    "Concepts: 1. Reuse in registers).";
@@ -181,7 +176,7 @@ std::string tiles_stay_inside(int n) {
            "look at the comparison that skips the others. Step 4.3 (README, Concepts: 4. Edges without branches).";
   const std::vector<float> got(C.data, C.data + nn);
   const auto ref = course::baseline::matmul_reference(n, a.data(), b.data());
-  const auto c = course::check_close<float>(got, ref, tolerance(n), where.substr(0, where.find(',')) + ", tile by tile on the host");
+  const auto c = course::check_close<float>(got, ref, course::matmul_tolerance(n), where.substr(0, where.find(',')) + ", tile by tile on the host");
   return c.ok ? "" : c.message;
 }
 
@@ -473,7 +468,7 @@ TEST_CASE("tile 8x8 is faster than the same tile with rolled loops", "[lesson4][
 #pragma omp target update from(c1[0:nn])
   }
   const auto ref = course::baseline::matmul_reference(n, a, b);
-  COURSE_CHECK(course::check_close<float>(C1, ref, tolerance(n), "tile 8x8 n=" + std::to_string(n) + " (rolled-loops run)"));
+  COURSE_CHECK(course::check_close<float>(C1, ref, course::matmul_tolerance(n), "tile 8x8 n=" + std::to_string(n) + " (rolled-loops run)"));
   const auto v = course::grade_speedup(thresholds::kUnrolled, "lesson 4 tile 8x8 vs rolled loops", cmp);
   std::cout << v.message << std::endl;
   // Far slower than the rolled tile (the starter measured 5.3x slower; the
@@ -512,6 +507,6 @@ TEST_CASE("tile 8x8 is faster than the naive offloaded matmul", "[lesson4][speed
   }
   // A fast wrong answer earns nothing.
   const auto ref = course::baseline::matmul_reference(n, a, b);
-  COURSE_CHECK(course::check_close<float>(C1, ref, tolerance(n), "tile 8x8 n=" + std::to_string(n) + " (speedup run)"));
+  COURSE_CHECK(course::check_close<float>(C1, ref, course::matmul_tolerance(n), "tile 8x8 n=" + std::to_string(n) + " (speedup run)"));
   COURSE_REQUIRE_SPEEDUP(thresholds::kRegisterTile, "lesson 4 register tile 8x8", cmp);
 }

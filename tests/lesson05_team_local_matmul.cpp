@@ -31,12 +31,6 @@ namespace {
 
 using Kernel = std::function<void(int, const float *, const float *, float *)>;
 
-// Float sums of n products in [-1, 1]: a recursive sum errs by at most about
-// n * 2^-24 relative (a blocked sum less); 4x that bound still catches a single
-// wrong element of C at every size tested here (one element of 257^2 off by its
-// own size moves the norm by ~1/257 = 4e-3, far above 6e-5).
-double tolerance(int n) { return 4.0 * n * std::ldexp(1.0, -24); }
-
 struct Inputs {
   std::vector<float> A, B;
   std::vector<double> ref;
@@ -63,7 +57,7 @@ course::Check run_and_compare(const std::string &name, const Kernel &kernel, int
   // next one the last one's freed (correct) buffer.
   std::vector<float> C((std::size_t)n * n);
   course_test::with_device_poison(std::span<float>(C), [&] { kernel(n, in.A.data(), in.B.data(), C.data()); });
-  auto c = course::check_close<float>(C, in.ref, tolerance(n), name + " n=" + std::to_string(n));
+  auto c = course::check_close<float>(C, in.ref, course::matmul_tolerance(n), name + " n=" + std::to_string(n));
   if (!c.ok && diagnosis && diagnose) *diagnosis = diagnose(C, in, n);
   return c;
 }
@@ -106,7 +100,7 @@ std::string diagnose_final(const std::vector<float> &C, const Inputs &in, int n)
         last[(std::size_t)i * n + j] += (double)in.A[(std::size_t)i * n + k] * in.B[(std::size_t)k * n + j];
         any = true;
       }
-  if (any && course::check_close<float>(C, last, tolerance(n), "").ok)
+  if (any && course::check_close<float>(C, last, course::matmul_tolerance(n), "").ok)
     return "Each k replaced the running sum instead of adding to it: C holds only the last k of every k-tile.\n"
            "acc sums the outer products of all BK values of k (step 5.3, README, Hints: 5.3).";
   return "";
@@ -150,7 +144,7 @@ void grade(const course::Threshold &key, const std::string &label, const Kernel 
                                       [&] { kernel(n, A, B, c1); }, 5, 1);
   }
   // A fast wrong answer earns nothing.
-  COURSE_CHECK(course::check_close<float>(C1, in.ref, tolerance(n), label + " n=" + std::to_string(n) + " (speedup run)"));
+  COURSE_CHECK(course::check_close<float>(C1, in.ref, course::matmul_tolerance(n), label + " n=" + std::to_string(n) + " (speedup run)"));
   COURSE_REQUIRE_SPEEDUP(key, label, cmp);
 }
 

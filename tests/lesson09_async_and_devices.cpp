@@ -74,7 +74,7 @@ std::string fmt(const char *format, double a = 0, double b = 0, double c = 0, do
 bool on_gpu() { return course::device_info().is_gpu(); }
 
 // LLVM 19's host device with hidden helper threads on crashes about one
-// pipeline in 100 (cmake/Course.cmake); ctest turns them off. Say so when
+// pipeline in 100 (cmake/CourseEnvironment.cmake); ctest turns them off. Say so when
 // this program runs without ctest.
 void note_hidden_helpers() {
   static const bool once = [] {
@@ -343,7 +343,7 @@ TEST_CASE("pipeline at n = 4194304 with 16 chunks", "[lesson9][correctness]") { 
 // that depend on each other collapse into fewer chains), start() must not
 // wait, and pipeline_wait() must -- every task is complete when it returns.
 // On the host device ctest turns LLVM's hidden helper threads off
-// (cmake/Course.cmake), so there these tasks run as they are created: the
+// (cmake/CourseEnvironment.cmake), so there these tasks run as they are created: the
 // graph is the same, and it is the graph that is graded.
 TEST_CASE("pipeline_start launches copies and kernels as nowait tasks chained per chunk and waits for none",
           "[lesson9][correctness][ompt]") {

@@ -1,4 +1,5 @@
-// cli.cpp -- self-describing options with one-line errors (see course/cli.hpp).
+// cli.cpp -- self-describing options (--help for people, --describe as JSON
+// for the report) with one-line errors (see course/cli.hpp).
 #include "course/cli.hpp"
 
 #include <cerrno>
@@ -7,7 +8,36 @@
 #include <iostream>
 #include <sstream>
 
+#include "course/results.hpp"
+
 namespace course {
+namespace {
+
+// A JSON string literal: quotes, backslashes and control characters escaped.
+std::string json_string(const std::string &s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_strings(const std::vector<std::string> &items) {
+  std::string out = "[";
+  for (const auto &s : items) out += (out.size() > 1 ? ", " : "") + json_string(s);
+  return out + "]";
+}
+
+}  // namespace
 
 Cli::Cli(std::string program, std::string about) : program_(std::move(program)), about_(std::move(about)) {}
 
@@ -94,6 +124,28 @@ void Cli::print_help() const {
       line("", "  " + p.first + ": " + (args.empty() ? "(the defaults)" : args));
     }
   }
+  line("  --describe", "these options, sizes and CSV columns as one line of JSON (for the report)");
+}
+
+std::string Cli::describe() const {
+  std::string out = "{\"describe\": 1, \"program\": " + json_string(program_) + ", \"about\": " + json_string(about_) +
+                    ", \"options\": [";
+  bool csv = false;
+  for (std::size_t i = 0; i < options_.size(); ++i) {
+    const Option &o = options_[i];
+    out += (i ? ", " : "") + std::string("{\"flag\": ") + json_string(o.flag) + ", \"kind\": " + json_string(o.kind);
+    if (o.kind != "flag") out += ", \"default\": " + json_string(o.shown_default);
+    if (o.kind == "int" || o.kind == "list")
+      out += ", \"min\": " + std::to_string(o.min) + ", \"max\": " + std::to_string(o.max);
+    out += ", \"help\": " + json_string(o.help) + "}";
+    csv = csv || (o.flag == "--csv" && o.kind == "text");
+  }
+  out += "], \"sizes\": {";
+  for (std::size_t i = 0; i < presets_.size(); ++i)
+    out += (i ? ", " : "") + json_string(presets_[i].first) + ": " + json_strings(presets_[i].second);
+  out += "}, \"rows\": ";
+  out += csv ? "{\"option\": \"--csv\", \"columns\": " + json_strings(result_columns()) + "}" : std::string("null");
+  return out + "}";
 }
 
 void Cli::parse(int argc, char **argv) {
@@ -103,6 +155,10 @@ void Cli::parse(int argc, char **argv) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--help" || args[i] == "-h") {
       print_help();
+      std::exit(0);
+    }
+    if (args[i] == "--describe") {
+      std::cout << describe() << "\n";
       std::exit(0);
     }
     std::string value;

@@ -1,16 +1,19 @@
 // device.cpp -- what target regions run on (see course/device.hpp).
-// GPU details come from the CUDA driver, loaded at run time when present, so
-// the same binary builds and runs where no CUDA is installed.
+// GPU details come from the CUDA driver, loaded at run time when present
+// (course/cuda_driver.hpp), so the same binary builds and runs where no CUDA
+// is installed.
 #include "course/device.hpp"
 
-#include <dlfcn.h>
 #include <omp.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "course/cuda_driver.hpp"
+
 #ifndef COURSE_DEVICE_CLASS
-#error "COURSE_DEVICE_CLASS must be set by course_offload() in cmake/Course.cmake"
+#error "COURSE_DEVICE_CLASS comes from course/config.hpp, which course_offload() includes (cmake/Course.cmake)"
 #endif
 
 namespace course {
@@ -54,30 +57,24 @@ int fp32_lanes_per_sm(int major, int minor) {
 }
 
 void query_cuda(DeviceInfo &d) {
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) return;
-  using init_t = int (*)(unsigned);
-  using get_t = int (*)(int *, int);
-  using name_t = int (*)(char *, int, int);
-  using attr_t = int (*)(int *, int, int);
-  auto init = reinterpret_cast<init_t>(dlsym(lib, "cuInit"));
-  auto get = reinterpret_cast<get_t>(dlsym(lib, "cuDeviceGet"));
-  auto name = reinterpret_cast<name_t>(dlsym(lib, "cuDeviceGetName"));
-  auto attr = reinterpret_cast<attr_t>(dlsym(lib, "cuDeviceGetAttribute"));
+  const CudaDriver &cu = cuda_driver();
+  const auto attr = cu.cuDeviceGetAttribute;
   int dev = 0;
-  if (!init || !get || !name || !attr || init(0) != 0 || get(&dev, omp_get_default_device()) != 0) return;
+  if (!cu.loaded() || !cu.cuInit || !cu.cuDeviceGet || !cu.cuDeviceGetName || !attr || cu.cuInit(0) != 0 ||
+      cu.cuDeviceGet(&dev, omp_get_default_device()) != 0)
+    return;
   char buf[256] = {};
-  if (name(buf, sizeof buf, dev) == 0) d.name = buf;
+  if (cu.cuDeviceGetName(buf, sizeof buf, dev) == 0) d.name = buf;
   int sms = 0, khz = 0, major = 0, minor = 0, mem_khz = 0, bus_bits = 0, l2 = 0;
-  attr(&mem_khz, 36, dev);   // CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE (kHz)
-  attr(&bus_bits, 37, dev);  // CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH (bits)
-  attr(&l2, 38, dev);        // CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE (bytes)
+  attr(&mem_khz, cuda::kMemoryClockRate, dev);
+  attr(&bus_bits, cuda::kGlobalMemoryBusWidth, dev);
+  attr(&l2, cuda::kL2CacheSize, dev);
   d.memory_peak_gbs = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
   d.cache_bytes = l2;
-  attr(&sms, 16, dev);    // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
-  attr(&khz, 13, dev);    // CU_DEVICE_ATTRIBUTE_CLOCK_RATE (kHz)
-  attr(&major, 75, dev);  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
-  attr(&minor, 76, dev);  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
+  attr(&sms, cuda::kMultiprocessorCount, dev);
+  attr(&khz, cuda::kClockRate, dev);
+  attr(&major, cuda::kComputeCapabilityMajor, dev);
+  attr(&minor, cuda::kComputeCapabilityMinor, dev);
   d.multiprocessors = sms;
   d.clock_ghz = khz / 1e6;
   d.fp32_peak_gflops = 2.0 * sms * fp32_lanes_per_sm(major, minor) * d.clock_ghz;
@@ -114,6 +111,32 @@ std::string device_banner() {
       << " TFLOP/s";
   o << ", " << d.host_threads << " host threads, " << d.offload_devices << " offload device(s)";
   return o.str();
+}
+
+std::string missing_environment() {
+  std::string missing;
+  // Each "NAME=VALUE" of a ';'-separated list.
+  auto each = [](const std::string &list, auto &&check) {
+    for (std::size_t at = 0; at < list.size();) {
+      std::size_t end = list.find(';', at);
+      if (end == std::string::npos) end = list.size();
+      const std::string entry = list.substr(at, end - at);
+      const std::size_t eq = entry.find('=');
+      if (eq != std::string::npos) check(entry.substr(0, eq), entry.substr(eq + 1));
+      at = end + 1;
+    }
+  };
+  auto add = [&](const std::string &what) { missing += (missing.empty() ? "" : ", ") + what; };
+  each(COURSE_RUN_ENVIRONMENT, [&](const std::string &name, const std::string &value) {
+    const char *now = std::getenv(name.c_str());
+    if (!now || value != now) add(name + "=" + value);
+  });
+  each(COURSE_RUN_PATHS, [&](const std::string &name, const std::string &dir) {
+    const char *now = std::getenv(name.c_str());
+    if (!now || (":" + std::string(now) + ":").find(":" + dir + ":") == std::string::npos)
+      add(dir + " on " + name);
+  });
+  return missing;
 }
 
 OffloadProbe probe_offload() {

@@ -1,6 +1,7 @@
 // results.cpp -- CSV and Markdown output of result rows (see course/results.hpp).
 #include "course/results.hpp"
 
+#include <cstdarg>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -27,6 +28,35 @@ ResultRow make_row(int lesson, std::string experiment, std::string variant, std:
   r.note = std::move(note);
   return r;
 }
+
+ResultRow &Rows::add(std::string experiment, std::string variant, std::string size, double time_ms, double rate,
+                     std::string unit, std::string ceiling, bool ok, std::string note) {
+  return add(make_row(lesson_, std::move(experiment), std::move(variant), std::move(size), time_ms, rate,
+                      std::move(unit), std::move(ceiling), ok, std::move(note)));
+}
+
+ResultRow &Rows::add(ResultRow row) {
+  rows_.push_back(std::move(row));
+  return rows_.back();
+}
+
+std::string format(const char *fmt, ...) {
+  va_list args, again;
+  va_start(args, fmt);
+  va_copy(again, args);
+  const int len = std::vsnprintf(nullptr, 0, fmt, args);
+  va_end(args);
+  std::string out(len > 0 ? static_cast<std::size_t>(len) : 0, '\0');
+  if (len > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, again);
+  va_end(again);
+  return out;
+}
+
+std::string times(double ratio, int digits) { return format("%.*fx", digits, ratio); }
+
+std::string percent(double part, double whole) { return format("%.0f %%", whole > 0 ? 100 * part / whole : 0.0); }
+
+std::string answer_text(bool ok, const std::string &why) { return ok ? "correct" : "WRONG  " + why; }
 
 namespace {
 
@@ -153,6 +183,8 @@ int finish(const std::vector<ResultRow> &rows, const std::string &csv_path) {
               failed ? " (WRONG ones above)" : "");
   return failed ? 1 : 0;
 }
+
+int finish(const Rows &rows, const std::string &csv_path) { return finish(rows.list(), csv_path); }
 
 bool fits_in_cache(double bytes) {
   const double cache = device_info().cache_bytes;

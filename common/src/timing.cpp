@@ -23,6 +23,34 @@ Timing summarize(std::vector<double> seconds) {
   return t;
 }
 
+double median_ms(const std::function<void()> &f, int reps) {
+  const double first = time_once(f);
+  if (first >= long_run_seconds) return first * 1e3;
+  return time_median(f, reps, 0).median * 1e3;
+}
+
+PartTimes median_parts_ms(const std::vector<std::function<void()>> &parts, int reps,
+                          const std::function<void()> &after_round) {
+  PartTimes out;
+  std::vector<std::vector<double>> seconds(parts.size());
+  for (int round = 0; round <= reps; ++round) {
+    std::vector<double> t;
+    for (const auto &part : parts) t.push_back(time_once(part));
+    if (after_round) after_round();
+    double sum = 0;
+    for (const double x : t) sum += x;
+    if (round == 0) {
+      out.first_s = sum;
+      out.timed_once = sum >= long_run_seconds;
+      if (!out.timed_once) continue;  // the warm-up round
+    }
+    for (std::size_t i = 0; i < t.size(); ++i) seconds[i].push_back(t[i]);
+    if (out.timed_once) break;
+  }
+  for (auto &s : seconds) out.ms.push_back(summarize(std::move(s)).median * 1e3);
+  return out;
+}
+
 double process_cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);

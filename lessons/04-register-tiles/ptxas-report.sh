@@ -24,7 +24,7 @@ cuda=${CUDA:-$root/.deps/cuda}
 [ -f "$src" ] || { echo "ptxas-report: no source file '$src'" >&2; exit 2; }
 command -v "$cxx" > /dev/null || { echo "ptxas-report: compiler '$cxx' not found (scripts/install-deps.sh)" >&2; exit 2; }
 [ -x "$cuda/bin/ptxas" ] || { echo "ptxas-report: no ptxas in $cuda/bin (run scripts/install-deps.sh --nvptx or set CUDA)" >&2; exit 2; }
-# The device runtime bitcode sits in the compiler's own LLVM lib folder (as cmake/Course.cmake finds it).
+# The device runtime bitcode sits in the compiler's own LLVM lib folder (as cmake/CourseToolchain.cmake finds it).
 llvm_lib=$(dirname "$(dirname "$(readlink -f "$(command -v "$cxx")")")")/lib
 bc=$llvm_lib/libomptarget-nvptx-$arch.bc
 [ -f "$bc" ] || { echo "ptxas-report: no device runtime $bc (wrong ARCH?)" >&2; exit 2; }

@@ -1,6 +1,7 @@
 /// @file cli.hpp
-/// @brief Command-line options that describe themselves. A bad value prints
-///        one line naming the option and exits with status 2.
+/// @brief Command-line options that describe themselves, to people (--help)
+///        and to the course report (--describe, JSON). A bad value prints one
+///        line naming the option and exits with status 2.
 #pragma once
 
 #include <deque>
@@ -16,6 +17,10 @@ namespace course {
 ///   int n = cli.integer("--n", 512, "matrix size", 1, 16384);
 ///   cli.parse(argc, argv);   // --help prints the options; bad input exits 2
 /// @endcode
+/// Every program built on it also answers `--describe` with one line of JSON:
+/// its options, its size presets and, when it has a `--csv` option, the
+/// columns of the rows it writes there (course::result_columns()). The
+/// report reads that instead of the --help text (see describe()).
 class Cli {
  public:
   /// @p program names the program in messages; @p about is the --help headline.
@@ -45,9 +50,23 @@ class Cli {
   /// The --size given ("" when none).
   const std::string &size_preset() const { return size_; }
 
-  /// Parses argv. --help prints usage and exits 0; an unknown option or a bad
-  /// value prints "program: error: ..." on one line and exits 2.
+  /// Parses argv. --help prints usage and --describe the JSON description
+  /// (both exit 0); an unknown option or a bad value prints
+  /// "program: error: ..." on one line and exits 2.
   void parse(int argc, char **argv);
+
+  /// The program described for tools, as one line of JSON:
+  /// @code
+  ///   {"describe": 1, "program": "lesson01", "about": "...",
+  ///    "options": [{"flag": "--n", "kind": "int", "default": "512", "min": 1, "max": 16384,
+  ///                 "help": "matrix size"}, ...],
+  ///    "sizes": {"tiny": ["--n", "33"], "teaching": [], ...},
+  ///    "rows": {"option": "--csv", "columns": ["lesson", "experiment", ...]}}
+  /// @endcode
+  /// "kind" is int, list, text or flag; "min"/"max" only for int and list;
+  /// "sizes" is {} without presets; "rows" is null without a --csv option.
+  /// "describe" is the format's version.
+  std::string describe() const;
 
   /// Prints "program: error: what" and exits 2 (for checks across options).
   [[noreturn]] void fail(const std::string &what) const;

@@ -35,6 +35,14 @@ const DeviceInfo &device_info();
 /// "device: host (x86_64-unknown-linux-gnu) Intel Xeon ..., 2 host threads".
 std::string device_banner();
 
+/// What this process lacks of the environment every course program runs with
+/// (COURSE_RUN_ENVIRONMENT and COURSE_RUN_PATHS of course/config.hpp, which
+/// cmake/CourseEnvironment.cmake writes; CTest, the report and
+/// `. <build>/course-env.sh` set it), e.g.
+/// "LIBOMP_USE_HIDDEN_HELPER_TASK=0, /usr/lib/llvm-19/lib on LD_LIBRARY_PATH";
+/// empty when nothing is missing.
+std::string missing_environment();
+
 /// Where a trivial target region actually ran.
 struct OffloadProbe {
   bool ran_on_initial_device = true;  ///< omp_is_initial_device() inside the region

@@ -11,6 +11,7 @@
 /// variant name and takes the rate as given).
 #pragma once
 
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,44 @@ struct ResultRow {
 ResultRow make_row(int lesson, std::string experiment, std::string variant, std::string size, double time_ms,
                    double rate, std::string unit, std::string ceiling, bool ok, std::string note = "");
 
+/// The rows a lesson program collects, all of one lesson, in the order they
+/// were added. add() hands back the new row so the caller can set the fields
+/// the report needs (role, bytes, plot ...); the reference stays valid for
+/// the life of the Rows (rows are kept in a std::deque, which never moves them).
+class Rows {
+ public:
+  /// An empty list of rows of lesson @p lesson.
+  explicit Rows(int lesson) : lesson_(lesson) {}
+  /// Appends make_row(lesson, ...) and returns it.
+  ResultRow &add(std::string experiment, std::string variant, std::string size, double time_ms, double rate,
+                 std::string unit, std::string ceiling, bool ok, std::string note = "");
+  /// Appends @p row (made with make_row() of this lesson) and returns it.
+  ResultRow &add(ResultRow row);
+  /// The rows, in the order added (what finish() and append_csv() take).
+  std::vector<ResultRow> list() const { return {rows_.begin(), rows_.end()}; }
+  /// The lesson these rows belong to.
+  int lesson() const { return lesson_; }
+
+ private:
+  int lesson_;
+  std::deque<ResultRow> rows_;
+};
+
+/// printf-style formatting into a string, for the notes of rows and the
+/// columns of a program's console tables.
+std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/// A speed ratio as text, e.g. "2.5x" (@p digits after the point).
+std::string times(double ratio, int digits = 1);
+
+/// @p part as a whole-number share of @p whole, e.g. "42 %" (0 % when @p whole
+/// is not positive).
+std::string percent(double part, double whole);
+
+/// What a program prints after a verified result: "correct", or "WRONG"
+/// followed by @p why (the failed check's message).
+std::string answer_text(bool ok, const std::string &why);
+
 /// Column names of the CSV, in order.
 const std::vector<std::string> &result_columns();
 
@@ -90,6 +129,9 @@ std::string to_markdown(const std::vector<ResultRow> &rows);
 /// were correct; appends @p rows to @p csv_path when it is not empty. Returns the exit status: 0 when every answer is correct
 /// (status PASS), 1 when any is wrong, 2 when the CSV cannot be written.
 int finish(const std::vector<ResultRow> &rows, const std::string &csv_path);
+
+/// finish() of @p rows.list().
+int finish(const Rows &rows, const std::string &csv_path);
 
 /// True when @p bytes (a run's working set) fit in the configured device's
 /// last-level cache (course::device_info().cache_bytes), so a rate over a

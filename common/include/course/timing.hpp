@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <vector>
 
 namespace course {
@@ -60,6 +61,35 @@ Timing time_median(F &&f, int reps = 5, int warmup = 1) {
   for (int i = 0; i < reps; ++i) t.push_back(time_once(f));
   return summarize(std::move(t));
 }
+
+/// The one rule for how long a lesson program times a variant: a run that
+/// takes at least this long (seconds) is timed once, and that run is the
+/// measurement. One second is over 10^5 times a kernel launch and the timer's
+/// resolution, so more runs would change its median by noise only, while
+/// costing a laptop several seconds each (a starter's serial loop at a full
+/// size runs for minutes). Shorter runs get a warm-up and a median.
+inline constexpr double long_run_seconds = 1.0;
+
+/// Milliseconds of one call of @p f, the lesson programs' way: one untimed
+/// warm-up run, then the median of @p reps runs; a warm-up run of
+/// long_run_seconds or more is the measurement instead (timed once).
+double median_ms(const std::function<void()> &f, int reps);
+
+/// Medians of the parts of a call that runs in stages, each stage timed on
+/// its own (copy in / kernel / copy out), in milliseconds.
+struct PartTimes {
+  std::vector<double> ms;  ///< median of each part, in the order the parts were given
+  bool timed_once = false; ///< the first round took long_run_seconds or more and was the only one timed
+  double first_s = 0;      ///< seconds the first round took (all parts)
+};
+
+/// Runs @p parts one after another, @p reps rounds after one warm-up round,
+/// and takes the median of each part; a first round of long_run_seconds or
+/// more is the measurement instead (as median_ms()). @p after_round, when
+/// given, runs untimed after every round (the warm-up too): verify the
+/// round's result there, poison the output for the next.
+PartTimes median_parts_ms(const std::vector<std::function<void()>> &parts, int reps,
+                          const std::function<void()> &after_round = {});
 
 /// The machine's CPU time and this process's, at one moment (from /proc/stat):
 /// two samples say how busy the rest of the machine was in between.

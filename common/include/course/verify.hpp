@@ -124,6 +124,16 @@ Check check_close(std::span<const T> got, std::span<const double> ref, double to
   return c;
 }
 
+/// The tolerance of a float matmul of size @p n (C = A x B, n x n, entries of
+/// A and B in [-1, 1]) against a double reference, for check_close(): a float
+/// sum of n products errs by at most about n x 2^-24 relative (a blocked sum
+/// or fused multiply-adds round less, never more), and 4 x n x 2^-24 still
+/// catches a single wrong element of C at the sizes the tests use (one element
+/// of 257^2 off by its own size moves the norm by about 1/257 = 4e-3, far
+/// above the 6e-5 allowed there). The lesson programs and tests of lessons 1,
+/// 2, 4 and 5 all verify their matmuls with it.
+inline double matmul_tolerance(int n) { return 4.0 * n * 0x1p-24; }
+
 /// Exact comparison, for integers and copies.
 template <class T>
 Check check_equal(std::span<const T> got, std::span<const T> expected, const std::string &what) {

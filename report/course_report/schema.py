@@ -1,0 +1,44 @@
+"""What every part of the report shares: the row columns (course::ResultRow,
+common/include/course/results.hpp), the columns the report adds, the sizes'
+names, the ceilings' names, and where the course's source tree is."""
+from __future__ import annotations
+
+import glob
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE_DIR = os.path.dirname(os.path.dirname(HERE))   # report/course_report/ -> the course
+
+# course::result_columns(), in order; rows of older programs have only the first ten.
+COLUMNS = ["lesson", "experiment", "variant", "size", "time_ms", "rate", "unit", "ceiling", "status", "note",
+           "role", "bytes", "flops", "in_cache", "seed", "article", "article_ms", "plot", "param", "goal_pct"]
+NUMERIC = {"time_ms", "rate", "bytes", "flops", "article_ms", "goal_pct"}
+# What the report adds to each row in report.csv.
+EXTRA_COLUMNS = ["program", "run", "is_main", "gbs", "gflops", "ceiling_used", "ceiling_value", "ceiling_size",
+                 "pct_of_ceiling", "pct_of_peak", "over_ceiling", "speedup_vs_baseline", "baseline"]
+
+MODES = ("tiny", "teaching", "full")
+# Older names of the ceilings, still accepted from older programs' rows.
+CEILING_ALIASES = {"copy-bandwidth": "copy", "fp32-peak": "fp32"}
+# Where a ceiling was not measured, the next best one (and the row says so).
+CEILING_FALLBACK = {"sgemm": "fp32", "host-sgemm": "host-fp32"}
+MEMORY_CEILINGS = {"copy", "host-copy", "omp-copy", "memory-peak"}
+CEILING_WHAT = {
+    "copy": "the device's best memory copy",
+    "omp-copy": "the best OpenMP copy kernel the course writes",
+    "memory-peak": "the physical memory bandwidth (device properties)",
+    "fp32": "FP32 peak",
+    "sgemm": "the vendor's SGEMM (cuBLAS) on the device",
+    "host-copy": "a STREAM-like copy on every host core",
+    "host-fp32": "the host CPU's FP32 peak",
+    "host-sgemm": "OpenBLAS SGEMM on the host's cores: what a user would otherwise call",
+}
+
+
+def source_lessons():
+    """{n: folder} of the lessons in the source tree (lessons/NN-topic)."""
+    found = {}
+    for d in glob.glob(os.path.join(SOURCE_DIR, "lessons", "[0-9][0-9]-*")):
+        if os.path.isdir(d):
+            found[int(os.path.basename(d)[:2])] = os.path.basename(d)
+    return found
