@@ -4,6 +4,7 @@
 ///        checked against. Never the student's code.
 #pragma once
 
+#include <string>
 #include <vector>
 
 namespace course::baseline {
@@ -34,5 +35,19 @@ void matmul_naive_offload(int n, const float *A, const float *B, float *C);
 
 /// Double-precision reference of C = A x B, accumulated in double.
 std::vector<double> matmul_reference(int n, const float *A, const float *B);
+
+/// One matmul problem of the lesson programs (lessons 1, 4 and 5): the same
+/// seeded inputs everywhere, so every variant at size n multiplies the same
+/// matrices, and the double-precision reference they are checked against.
+struct MatmulProblem {
+  std::vector<float> A;     ///< n x n, row-major, uniform in [-1, 1] (seed course::default_seed)
+  std::vector<float> B;     ///< n x n, row-major, uniform in [-1, 1] (the next seed)
+  std::vector<double> ref;  ///< matmul_reference() of A and B
+  std::string size;         ///< "NxN", the rows' size column
+};
+
+/// The problem of size @p n; says on stdout that the reference is computed
+/// (seconds at n = 4096).
+MatmulProblem matmul_problem(int n);
 
 }  // namespace course::baseline

@@ -1,7 +1,10 @@
 // matmul.cpp -- matmul baselines and the double-precision reference.
 #include "baselines.hpp"
 
+#include "course/data.hpp"
+
 #include <cstddef>
+#include <cstdio>
 
 namespace course::baseline {
 
@@ -64,6 +67,17 @@ std::vector<double> matmul_reference(int n, const float *A, const float *B) {
       for (int j = 0; j < n; ++j) C[(std::size_t)i * n + j] += a * B[(std::size_t)k * n + j];
     }
   return C;
+}
+
+MatmulProblem matmul_problem(int n) {
+  const std::size_t nn = (std::size_t)n * n;
+  MatmulProblem p;
+  p.A = course::random_vector<float>(nn, course::default_seed, -1.f, 1.f);
+  p.B = course::random_vector<float>(nn, course::default_seed + 1, -1.f, 1.f);
+  std::printf("computing the double-precision reference for n = %d...\n", n);
+  p.ref = matmul_reference(n, p.A.data(), p.B.data());
+  p.size = std::to_string(n) + "x" + std::to_string(n);
+  return p;
 }
 
 }  // namespace course::baseline

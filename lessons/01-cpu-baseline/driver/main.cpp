@@ -31,11 +31,10 @@ int main(int argc, char **argv) {
 
   std::printf("%s\n", course::device_banner().c_str());
   const std::size_t nn = (std::size_t)n * n;
-  const auto A = course::random_vector<float>(nn, course::default_seed, -1.f, 1.f);
-  const auto B = course::random_vector<float>(nn, course::default_seed + 1, -1.f, 1.f);
-  std::printf("computing the double-precision reference for n = %lld...\n", n);
-  const auto ref = course::baseline::matmul_reference((int)n, A.data(), B.data());
-  const std::string size = std::to_string(n) + "x" + std::to_string(n);
+  const auto problem = course::baseline::matmul_problem((int)n);
+  const auto &A = problem.A, &B = problem.B;
+  const auto &ref = problem.ref;
+  const auto &size = problem.size;
 
   using Fn = std::function<void(int, const float *, const float *, float *)>;
   struct Variant {

@@ -60,11 +60,10 @@ std::map<Shape, std::string> read_ptxas_log(const std::string &path, const cours
 void run_size(long long n, long long reps, bool only_yours, const std::map<Shape, std::string> &resources,
               std::vector<course::ResultRow> &rows) {
   const std::size_t nn = (std::size_t)n * n;
-  const auto A = course::random_vector<float>(nn, course::default_seed, -1.f, 1.f);
-  const auto B = course::random_vector<float>(nn, course::default_seed + 1, -1.f, 1.f);
-  std::printf("computing the double-precision reference for n = %lld...\n", n);
-  const auto ref = course::baseline::matmul_reference((int)n, A.data(), B.data());
-  const std::string size = std::to_string(n) + "x" + std::to_string(n);
+  const auto problem = course::baseline::matmul_problem((int)n);
+  const auto &A = problem.A, &B = problem.B;
+  const auto &ref = problem.ref;
+  const auto &size = problem.size;
 
   struct Variant {
     std::string name;
