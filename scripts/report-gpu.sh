@@ -285,8 +285,8 @@ PYEOF
     [ -d "$rt/llvm-rt" ] || { mkdir -p "$rt" && tar xJf "$pack" -C "$rt"; }
     # The runtime goes to the course's programs only (report.py passes it on),
     # not to Python itself, whose own libraries must not meet LLVM's.
+    # The rest of the run environment comes from the bundle's course-env.json (report.py's child_env).
     export COURSE_CHILD_LD_LIBRARY_PATH="$rt/llvm-rt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    export OMP_TARGET_OFFLOAD=MANDATORY
     command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 
     # The vendor ceiling: the bundle's course_sgemm if it runs here, else build it with nvcc.
