@@ -1,0 +1,87 @@
+/// @file lessons/11-the-last-third/streaming.hpp
+/// @brief Lesson 11 interface: a float sum and a 256-bin histogram that stream
+///        their input once, in the shape lesson 6 left them, for the last
+///        third of the way to the vendor's libraries.
+///
+/// Both kernels read every byte once and do almost no arithmetic, so the
+/// copy's bandwidth is their ceiling. What keeps them below it is how many
+/// bytes each thread has on the way from memory at a time: the lesson's two
+/// steps raise that number (README, Concepts).
+#pragma once
+
+#include <omp.h>
+
+#include <cstddef>
+
+#include "course/device.hpp"
+
+namespace lesson11 {
+
+/// How many device threads a kernel asks for: `num_teams(teams)
+/// thread_limit(threads)`. The runtime may grant fewer; the kernels divide
+/// their work by what omp_get_num_teams() and omp_get_num_threads() report.
+struct Launch {
+  int teams = 0;    ///< value for num_teams(); 0 means "choose with default_launch()"
+  int threads = 0;  ///< value for thread_limit(); 0 means "choose with default_launch()"
+};
+
+/// Threads per team on a GPU: 8 warps.
+inline constexpr int gpu_team_threads = 256;
+
+/// The launch for @p n elements with at most @p teams_per_sm teams per
+/// multiprocessor (the sum uses 16, the histogram 8: measured on an H100, see
+/// README "What the measurements show"). On the host-offload device: a team
+/// per core, one thread each, as in lesson 6.
+inline Launch default_launch(std::size_t n, int teams_per_sm) {
+#ifdef COURSE_DEVICE_GPU
+  const int sms = course::device_info().multiprocessors;
+  const std::size_t cap = static_cast<std::size_t>(sms > 0 ? sms : 64) * static_cast<std::size_t>(teams_per_sm);
+  std::size_t teams = (n + 64 * gpu_team_threads - 1) / (64 * gpu_team_threads);
+  teams = teams < 1 ? 1 : (teams > cap ? cap : teams);
+  return {static_cast<int>(teams), gpu_team_threads};
+#else
+  (void)teams_per_sm;
+  const int cores = omp_get_num_procs() > 0 ? omp_get_num_procs() : 1;
+  const std::size_t want = (n + 65535) / 65536;
+  const int teams = want < 1 ? 1 : (want > static_cast<std::size_t>(cores) ? cores : static_cast<int>(want));
+  return {teams, 1};
+#endif
+}
+
+/// Sixteen bytes that travel together: four floats, loaded by one 16-byte
+/// load instruction on a GPU (`ld.global.v4.f32`) when the address is a
+/// multiple of 16, as `alignas` promises the compiler.
+struct alignas(16) Quad {
+  float v[4];  ///< the four floats, in memory order
+};
+
+/// Sum of x[0..n), n < 2^31. Tests allow 4 sqrt(n) 2^-24 relative error.
+/// x may already be on the device (a caller's `target data` region), and
+/// its device address need not be a multiple of 16.
+float sum(const float *x, std::size_t n, Launch launch = {});
+
+/// The same sum with one 4-byte load at a time per thread: the starter's
+/// per-thread loop, kept as the speed tests' fixed baseline (given).
+float plain_sum(const float *x, std::size_t n, Launch launch = {});
+
+/// Bins of the histogram.
+inline constexpr int hist_bins = 256;
+
+/// The bin of a value in [0, 1): floor(256 x), clamped (as in lesson 6).
+inline int bin_of(float x) {
+  const int b = static_cast<int>(x * static_cast<float>(hist_bins));
+  return b < 0 ? 0 : (b >= hist_bins ? hist_bins - 1 : b);
+}
+
+/// Histogram of x[0..n) into hist[0..hist_bins), n < 2^31. hist is output
+/// only. x may already be on the device; its address need not be aligned.
+void histogram(const float *x, std::size_t n, int *hist, Launch launch = {});
+
+/// The same histogram with one 4-byte load per atomic: the starter's loop,
+/// the speed tests' fixed baseline (given).
+void plain_histogram(const float *x, std::size_t n, int *hist, Launch launch = {});
+
+/// The path of the file these functions were compiled from (last_third.cpp).
+const char *source_file();
+
+}  // namespace lesson11

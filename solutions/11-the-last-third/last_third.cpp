@@ -1,0 +1,149 @@
+// Lesson 11 -- the last third: a float sum and a 256-bin histogram, each
+// already split the way lesson 6 taught (team partials, team-local bins; the
+// kernels are in given.inc), and lesson 7's N-body step in the shape of the
+// classic tiled CUDA kernel (gravity.inc). What is left is inside each
+// thread: how many bytes it asks memory for before it needs the first of
+// them, and how many instructions an interaction costs. Three steps, each a
+// marked block below:
+//   11.1 thread_sum:   16-byte loads, several in flight, independent partials
+//   11.2 thread_count: the same for the histogram's samples, before its atomics
+//   11.3 tile_forces:  an N-body step: several bodies per thread, a fast 1 / sqrt
+// Run `ctest --preset student -L lesson11` from the repository root after each
+// step (it rebuilds your code first); see README.md for hints.
+#include "gravity.hpp"
+#include "streaming.hpp"
+
+#include <omp.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lesson11 {
+namespace {
+
+#pragma omp begin declare target
+
+// Step 11.1: this thread's share of a team's block b[0:len): the elements
+// tid, tid + nth, tid + 2 nth, ... added up. The given kernel adds the shares
+// of a team, then the teams'.
+float thread_sum(const float *b, unsigned len, unsigned tid, unsigned nth) {
+  // SOLUTION(11.1): four Quads in flight per thread (16 floats, 64 bytes),
+  // added into four Quad partials: sixteen independent chains of adds. The
+  // elements before b's first 16-byte boundary and after its last whole
+  // Quad are added one by one, by the first threads.
+  const auto addr = reinterpret_cast<std::uintptr_t>(b);
+  const unsigned head = addr % 4 != 0 ? len : static_cast<unsigned>((16 - addr % 16) % 16 / 4);
+  float s = 0;
+  if (head >= len) {  // too short for a Quad, or not even 4-byte aligned
+    for (unsigned i = tid; i < len; i += nth) s += b[i];
+    return s;
+  }
+  const Quad *q = reinterpret_cast<const Quad *>(b + head);
+  const unsigned quads = (len - head) / 4;
+  for (unsigned i = tid; i < head; i += nth) s += b[i];
+  for (unsigned i = head + 4 * quads + tid; i < len; i += nth) s += b[i];
+  Quad p0{}, p1{}, p2{}, p3{};
+  unsigned i = tid;
+  for (; i + 3 * nth < quads; i += 4 * nth) {
+    const Quad a0 = q[i], a1 = q[i + nth], a2 = q[i + 2 * nth], a3 = q[i + 3 * nth];
+    for (int l = 0; l < 4; ++l) {
+      p0.v[l] += a0.v[l];
+      p1.v[l] += a1.v[l];
+      p2.v[l] += a2.v[l];
+      p3.v[l] += a3.v[l];
+    }
+  }
+  for (; i < quads; i += nth)
+    for (int l = 0; l < 4; ++l) p0.v[l] += q[i].v[l];
+  for (int l = 0; l < 4; ++l) s += (p0.v[l] + p1.v[l]) + (p2.v[l] + p3.v[l]);
+  return s;
+  // END SOLUTION
+}
+
+// Step 11.2: count this thread's share of a team's block b[0:len) into the
+// team's bins (team-local memory, shared by the team's threads).
+void thread_count(const float *b, unsigned len, unsigned tid, unsigned nth, int *bins) {
+  // SOLUTION(11.2): two Quads (8 samples) loaded per thread before the
+  // first of their 8 atomics; the head and tail one by one, as in 11.1.
+  const auto addr = reinterpret_cast<std::uintptr_t>(b);
+  const unsigned head = addr % 4 != 0 ? len : static_cast<unsigned>((16 - addr % 16) % 16 / 4);
+  const unsigned quads = head >= len ? 0 : (len - head) / 4;
+  const unsigned before = quads == 0 ? len : head;  // counted one by one before the Quads
+  const unsigned after = quads == 0 ? len : head + 4 * quads;  // and from here on
+  for (unsigned i = tid; i < before; i += nth) {
+    const int k = bin_of(b[i]);
+#pragma omp atomic update
+    bins[k] += 1;
+  }
+  for (unsigned i = after + tid; i < len; i += nth) {
+    const int k = bin_of(b[i]);
+#pragma omp atomic update
+    bins[k] += 1;
+  }
+  const Quad *q = reinterpret_cast<const Quad *>(b + head);
+  unsigned i = tid;
+  for (; i + nth < quads; i += 2 * nth) {
+    const Quad a0 = q[i], a1 = q[i + nth];
+    int k[8];
+    for (int l = 0; l < 4; ++l) {
+      k[l] = bin_of(a0.v[l]);
+      k[4 + l] = bin_of(a1.v[l]);
+    }
+    for (int l = 0; l < 8; ++l) {
+#pragma omp atomic update
+      bins[k[l]] += 1;
+    }
+  }
+  for (; i < quads; i += nth)
+    for (int l = 0; l < 4; ++l) {
+      const int k = bin_of(q[i].v[l]);
+#pragma omp atomic update
+      bins[k] += 1;
+    }
+  // END SOLUTION
+}
+
+// Step 11.3: add the pull of the tile's bodies tile[q0:q1) on this thread's
+// group g of bodies_per_thread bodies. The given kernel hands each thread
+// bodies_per_thread bodies of its team's 256 and, where the team has its 256
+// threads, splits every tile into bodies_per_thread parts [q0, q1), one per
+// thread of a group's bodies, so a team still does 256 x 256 interactions per
+// tile; it adds up the parts' accelerations at the end.
+// SOLUTION(11.3): four bodies per thread, so each 16-byte team-local load
+// of a body j serves four interactions, and the hardware's 1 / sqrt: one
+// instruction instead of a square root and a division. The sums live in
+// local arrays so that on a CPU `simd reduction` can give each vector lane
+// its own copy (the tile's bodies j become the lanes). Not on a GPU: there
+// the threads are the lanes, and LLVM 19 compiles the clause into extra
+// copies of the sums (ptxas -v: 138 registers instead of 78).
+constexpr int bodies_per_thread = 4;
+
+inline void tile_forces(const Body4 *tile, int q0, int q1, Group<bodies_per_thread> &g) {
+  constexpr int P = bodies_per_thread;
+  float ax[P], ay[P], az[P];
+  for (int p = 0; p < P; ++p) ax[p] = ay[p] = az[p] = 0.0f;
+#if !defined(__NVPTX__) && !defined(__AMDGCN__)
+#pragma omp simd reduction(+ : ax, ay, az)
+#endif
+  for (int q = q0; q < q1; ++q) {
+    const Body4 j = tile[q];
+    for (int p = 0; p < P; ++p) pull<fast_inverse_sqrt>(g.x[p], g.y[p], g.z[p], j, ax[p], ay[p], az[p]);
+  }
+  for (int p = 0; p < P; ++p) {
+    g.ax[p] += ax[p];
+    g.ay[p] += ay[p];
+    g.az[p] += az[p];
+  }
+}
+// END SOLUTION
+
+#pragma omp end declare target
+
+}  // namespace
+
+// sum(), histogram() and the plain baselines (given): the team kernels.
+#include "given.inc"
+// nbody_step() and its plain baseline (given): the N-body team kernel.
+#include "gravity.inc"
+
+}  // namespace lesson11
