@@ -77,7 +77,10 @@ void histogram(const float *x, std::size_t n, int *hist) {
 #pragma omp target teams ompx_bare num_teams(teams) thread_limit(kThreads) map(to : x[0:n]) \
     map(tofrom : hist[0:lesson11::hist_bins])
   {
-    static int bins[lesson11::hist_bins];  // one per team: `.shared`
+    // One per team: `.shared` on NVIDIA, LDS on AMD. Uninitialized (zeroed
+    // below): AMD's team memory can hold no initial value, and a static is
+    // zero-initialized unless clang is told otherwise.
+    [[clang::loader_uninitialized]] static int bins[lesson11::hist_bins];
 #pragma omp allocate(bins) allocator(omp_pteam_mem_alloc)
     const int tid = ompx_thread_id_x();
     for (int b = tid; b < lesson11::hist_bins; b += kThreads) bins[b] = 0;
