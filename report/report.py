@@ -132,15 +132,18 @@ def main(argv):
                          "built (configure with it in COURSE_LESSONS, or it failed to compile: see the build log)")
 
     steps = [Step("ceilings", ceil_prog, [], os.path.join(csvdir, "ceilings.csv"), 0, "ceiling")]
-    vendors = [("course_sgemm", "cuBLAS SGEMM ceiling", "sgemm.csv", device_class == "gpu"),
-               ("course_blas_sgemm", "OpenBLAS SGEMM ceiling (host CPU)", "blas-sgemm.csv", True)]
-    for prog, label, name, relevant in vendors:
+    gpu = device_class == "gpu"
+    # (program, label, csv, where it applies, build-info.json's key for why it is missing)
+    vendors = [("course_sgemm", "cuBLAS SGEMM ceiling", "sgemm.csv", gpu, "sgemm"),
+               ("course_cub", "CUB reduce and histogram ceilings", "cub.csv", gpu, "cub"),
+               ("course_cuda_nbody", "classic CUDA N-body (peer)", "cuda-nbody.csv", gpu, "cuda_nbody"),
+               ("course_blas_sgemm", "OpenBLAS SGEMM ceiling (host CPU)", "blas-sgemm.csv", True, "host_sgemm")]
+    for prog, label, name, relevant, key in vendors:
         path = os.path.join(build, "report", prog)
         if relevant and os.access(path, os.X_OK):
             steps.append(Step(label, path, [], os.path.join(csvdir, name), 0, "vendor"))
         elif relevant:
-            notes.append(f"{label} skipped: "
-                         + missing_why(info, "sgemm" if prog == "course_sgemm" else "host_sgemm", prog))
+            notes.append(f"{label} skipped: " + missing_why(info, key, prog))
     for n in wanted:
         if n not in lessons:
             continue

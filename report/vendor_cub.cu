@@ -1,22 +1,21 @@
-// vendor_cub.cu -- the vendor's ceilings for lesson 11's kernels, measured on
-// the same card as the lessons: CUB's DeviceReduce::Sum (int, float, double)
-// and DeviceHistogram::HistogramEven (256 bins of float samples in [0, 1)),
-// beside cudaMemcpy device to device. Each is timed with CUDA events around
-// the call alone (the data stays on the device), median and best of --reps
-// after 2 warm-ups, and checked against a host reference.
-//   build: nvcc -O3 -arch=sm_90 -o vendor_cub report/vendor_cub.cu
-//   usage: vendor_cub [--n 268435456] [--reps 20]
-//   output: one CSV line per row: what,n,median_ms,best_ms,GB/s(median),GB/s(best),check
-// GB/s counts the bytes read (and, for the copy, written) once.
+// vendor_cub.cu -- course_cub: the vendor's ceilings for the course's
+// reductions and histograms, measured on the same card as the lessons: CUB's
+// DeviceReduce::Sum (int, float, double) and DeviceHistogram::HistogramEven
+// (256 bins of float samples in [0, 1)), and cudaMemcpy device to device
+// beside them. Each is timed with CUDA events around the call alone (the data
+// and the result stay on the device), the median of --reps after 2 warm-ups,
+// and checked against a host reference.
+//   build: nvcc -O3 -std=c++17 -arch=sm_90 -o course_cub report/vendor_cub.cu
+//          (scripts/report-gpu.sh does, with the GPU node's nvcc)
+//   usage: course_cub [--n 268435456] [--reps 20] [--size tiny|teaching|full] [--csv FILE]
+//   rows:  ceilings cub-sum-int, cub-sum-float, cub-sum-double, cub-histogram
+//          (GB/s of the bytes read once); cudaMemcpy D2D as a reference row.
 #include <cub/cub.cuh>
 
-#include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <string>
-#include <vector>
+
+#include "vendor.hpp"
 
 #define CK(call)                                                                              \
   do {                                                                                        \
@@ -29,14 +28,18 @@
 
 namespace {
 
+std::vector<std::string> rows;
+
+// Times f (CUDA events around the call alone), prints one line and adds one row.
 template <class F>
-void timed(const char *what, std::size_t n, double bytes, int reps, F &&f, const std::string &check) {
+void timed(const std::string &name, const std::string &role, std::size_t n, double bytes, long long reps, F &&f,
+           bool ok, const std::string &how) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
   for (int i = 0; i < 2; ++i) f();
-  std::vector<float> ms;
-  for (int i = 0; i < reps; ++i) {
+  std::vector<double> ms;
+  for (long long i = 0; i < reps; ++i) {
     CK(cudaEventRecord(a));
     f();
     CK(cudaEventRecord(b));
@@ -45,11 +48,11 @@ void timed(const char *what, std::size_t n, double bytes, int reps, F &&f, const
     CK(cudaEventElapsedTime(&t, a, b));
     ms.push_back(t);
   }
-  std::sort(ms.begin(), ms.end());
-  const double med = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
-  std::printf("%s,%zu,%.4f,%.4f,%.1f,%.1f,%s\n", what, n, med, ms.front(), bytes / med / 1e6, bytes / ms.front() / 1e6,
-              check.c_str());
+  const double med = vendor::median(ms), gbs = bytes / med / 1e6;
+  std::printf("  %-16s %11zu %10.4f ms %9.1f GB/s  %s\n", name.c_str(), n, med, gbs, ok ? "ok" : "WRONG");
   std::fflush(stdout);
+  rows.push_back(vendor::row(name, role, std::to_string(n), med, gbs, "GB/s", bytes, 0, ok,
+                             how + ", CUDA events around the call, median of " + std::to_string(reps)));
   CK(cudaEventDestroy(a));
   CK(cudaEventDestroy(b));
 }
@@ -62,7 +65,7 @@ unsigned mix(unsigned long long i) {  // a reproducible pseudo-random stream
 }
 
 template <class T>
-void sum(const char *what, std::size_t n, int reps) {
+void sum(const char *type, std::size_t n, long long reps) {
   std::vector<T> h(n);
   double want = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -83,13 +86,14 @@ void sum(const char *what, std::size_t n, int reps) {
   CK(cudaMemcpy(&got, out, sizeof(T), cudaMemcpyDeviceToHost));
   const double rel = std::abs(static_cast<double>(got) - want) / std::max(1.0, std::abs(want));
   const bool ok = rel <= 4.0 * std::sqrt(static_cast<double>(n)) * (sizeof(T) == 4 ? 0x1p-24 : 0x1p-53) || rel == 0;
-  timed(what, n, double(n) * sizeof(T), reps, run, ok ? "ok" : "WRONG");
+  timed(std::string("cub-sum-") + type, "ceiling", n, double(n) * sizeof(T), reps, run, ok,
+        std::string("cub::DeviceReduce::Sum of ") + type);
   CK(cudaFree(tmp));
   CK(cudaFree(out));
   CK(cudaFree(d));
 }
 
-void histogram(std::size_t n, int reps) {
+void histogram(std::size_t n, long long reps) {
   std::vector<float> h(n);
   std::vector<long long> want(256, 0);
   for (std::size_t i = 0; i < n; ++i) {
@@ -114,20 +118,21 @@ void histogram(std::size_t n, int reps) {
   CK(cudaMemcpy(got.data(), bins, 256 * sizeof(int), cudaMemcpyDeviceToHost));
   int bad = 0;
   for (int b = 0; b < 256; ++b) bad += got[b] != want[b];
-  timed("cub::DeviceHistogram::HistogramEven 256 bins float", n, double(n) * 4, reps, run,
-        bad ? "WRONG (" + std::to_string(bad) + " bins)" : std::string("ok"));
+  if (bad) std::printf("  cub-histogram: %d of 256 bins differ from the host's count\n", bad);
+  timed("cub-histogram", "ceiling", n, double(n) * 4, reps, run, bad == 0,
+        "cub::DeviceHistogram::HistogramEven, 256 bins of float samples");
   CK(cudaFree(tmp));
   CK(cudaFree(bins));
   CK(cudaFree(d));
 }
 
-void copy(std::size_t n, int reps) {
+void copy(std::size_t n, long long reps) {
   float *a = nullptr, *b = nullptr;
   CK(cudaMalloc(&a, n * 4));
   CK(cudaMalloc(&b, n * 4));
   CK(cudaMemset(a, 1, n * 4));
-  timed("cudaMemcpy D2D (read + write)", n, 8.0 * n, reps,
-        [&] { CK(cudaMemcpy(b, a, n * 4, cudaMemcpyDeviceToDevice)); }, "ok");
+  timed("cudaMemcpy D2D", "reference", n, 8.0 * n, reps,
+        [&] { CK(cudaMemcpy(b, a, n * 4, cudaMemcpyDeviceToDevice)); }, true, "floats read and written");
   CK(cudaFree(a));
   CK(cudaFree(b));
 }
@@ -135,20 +140,23 @@ void copy(std::size_t n, int reps) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  std::size_t n = std::size_t(1) << 28;
-  int reps = 20;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--n")) n = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
-  }
+  const char *prog = "course_cub";
+  const auto o = vendor::parse(argc, argv,
+                               vendor::Spec{prog, "CUB reduce and histogram, the report's vendor ceilings for sums and histograms",
+                                            "elements", 1LL << 30,
+                                            {{"tiny", "1048576", 5}, {"teaching", "67108864", 10}, {"full", "268435456", 20}},
+                                            {"default", "268435456", 20}});
   cudaDeviceProp p{};
   CK(cudaGetDeviceProperties(&p, 0));
-  std::printf("# device: %s, %d SMs; CUDA runtime %d\n", p.name, p.multiProcessorCount, CUDART_VERSION);
-  std::printf("what,n,median_ms,best_ms,GBps_median,GBps_best,check\n");
-  copy(n, reps);
-  sum<int>("cub::DeviceReduce::Sum int", n, reps);
-  sum<float>("cub::DeviceReduce::Sum float", n, reps);
-  sum<double>("cub::DeviceReduce::Sum double", n, reps);
-  histogram(n, reps);
-  return 0;
+  std::printf("device: gpu %s (sm_%d%d, %d SMs), CUDA runtime %d, CUB %d\n", p.name, p.major, p.minor,
+              p.multiProcessorCount, CUDART_VERSION, CUB_VERSION);
+  for (long long n : o.sizes) {
+    const auto un = static_cast<std::size_t>(n);
+    copy(un, o.reps);
+    sum<int>("int", un, o.reps);
+    sum<float>("float", un, o.reps);
+    sum<double>("double", un, o.reps);
+    histogram(un, o.reps);
+  }
+  return vendor::write_csv(prog, o.csv, rows);
 }

@@ -1,17 +1,17 @@
-// vendor_nbody.cu -- the classic tiled CUDA N-body kernel (the GPU Gems 3
-// shape: float4 bodies x, y, z, mass; a tile of 256 bodies in shared memory;
-// rsqrtf), the peer row for lesson 7's N-body on the same card. One step =
-// every body's acceleration from all n bodies, then a leapfrog update; 20
-// flops per interaction, as the course counts them.
-//   build: nvcc -O3 -arch=sm_90 -o vendor_nbody report/vendor_nbody.cu
-//   usage: vendor_nbody [--n 65536] [--reps 20]
-//   output: CSV: what,n,median_ms,best_ms,TFLOPs_median,TFLOPs_best,check
-#include <algorithm>
+// vendor_nbody.cu -- course_cuda_nbody: the classic tiled CUDA N-body kernel
+// (the GPU Gems 3 shape: float4 bodies x, y, z, mass; a tile of 256 bodies in
+// shared memory; rsqrtf), the peer of the course's N-body kernels on the same
+// card. One step = every body's acceleration from all n bodies, then a
+// leapfrog update; 20 flops per interaction, as the course counts them.
+//   build: nvcc -O3 -std=c++17 -arch=sm_90 -o course_cuda_nbody report/vendor_nbody.cu
+//          (scripts/report-gpu.sh does, with the GPU node's nvcc)
+//   usage: course_cuda_nbody [--n 65536] [--reps 20] [--size tiny|teaching|full] [--csv FILE]
+//   rows:  ceiling cuda-nbody (GFLOP/s at "N bodies"): a peer, which a
+//          course kernel may beat, not a bound.
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <vector>
+#include <string>
+
+#include "vendor.hpp"
 
 #define CK(call)                                                                            \
   do {                                                                                      \
@@ -21,6 +21,8 @@
       std::exit(1);                                                                         \
     }                                                                                       \
   } while (0)
+
+namespace {
 
 constexpr int kTile = 256;
 constexpr float kSoft2 = 1e-4f;
@@ -57,13 +59,10 @@ __global__ void step(const float4 *__restrict__ pos, float4 *__restrict__ vel, f
   }
 }
 
-int main(int argc, char **argv) {
-  int n = 65536, reps = 20;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--n")) n = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
-  }
-  n = (n + kTile - 1) / kTile * kTile;
+// One size: times the step, checks body 0's acceleration against a double sum,
+// returns the row.
+std::string measure(int n, long long reps) {
+  n = (n + kTile - 1) / kTile * kTile;  // whole tiles: the classic kernel has no tail
   std::vector<float4> p(n), v(n, make_float4(0, 0, 0, 0));
   unsigned s = 12345;
   auto rnd = [&] { s = s * 1664525u + 1013904223u; return (s >> 8) * (1.0f / 16777216.0f); };
@@ -92,8 +91,8 @@ int main(int argc, char **argv) {
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
   for (int i = 0; i < 2; ++i) run();
-  std::vector<float> ms;
-  for (int i = 0; i < reps; ++i) {
+  std::vector<double> ms;
+  for (long long i = 0; i < reps; ++i) {
     CK(cudaEventRecord(a));
     run();
     CK(cudaEventRecord(b));
@@ -102,12 +101,33 @@ int main(int argc, char **argv) {
     CK(cudaEventElapsedTime(&t, a, b));
     ms.push_back(t);
   }
-  std::sort(ms.begin(), ms.end());
-  const double med = ms[ms.size() / 2], flops = 20.0 * double(n) * n;
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  CK(cudaFree(dp));
+  CK(cudaFree(dv));
+  CK(cudaFree(dq));
+  const double med = vendor::median(ms), flops = 20.0 * double(n) * n, gflops = flops / med / 1e6;
+  std::printf("  classic CUDA N-body %7d bodies %10.4f ms %9.1f GFLOP/s  %s\n", n, med, gflops, ok ? "ok" : "WRONG");
+  std::fflush(stdout);
+  return vendor::row("cuda-nbody", "ceiling", std::to_string(n) + " bodies", med, gflops, "GFLOP/s", 0, flops, ok,
+                     "classic tiled CUDA kernel (float4, shared tile of 256, rsqrtf), CUDA events, median of " +
+                         std::to_string(reps));
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const char *prog = "course_cuda_nbody";
+  const auto o = vendor::parse(argc, argv,
+                               vendor::Spec{prog, "the classic tiled CUDA N-body kernel, the peer row of the course's N-body",
+                                            "bodies", 1 << 20,
+                                            {{"tiny", "1024", 3}, {"teaching", "65536", 10}, {"full", "65536", 20}},
+                                            {"default", "65536", 20}});
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("# device: %s\nwhat,n,median_ms,best_ms,TFLOPs_median,TFLOPs_best,check\n", prop.name);
-  std::printf("classic tiled CUDA N-body (float4, shared tile 256, rsqrtf),%d,%.4f,%.4f,%.2f,%.2f,%s\n", n, med,
-              ms.front(), flops / med / 1e9, flops / ms.front() / 1e9, ok ? "ok" : "WRONG");
-  return 0;
+  std::printf("device: gpu %s (sm_%d%d, %d SMs), CUDA runtime %d\n", prop.name, prop.major, prop.minor,
+              prop.multiProcessorCount, CUDART_VERSION);
+  std::vector<std::string> rows;
+  for (long long n : o.sizes) rows.push_back(measure(static_cast<int>(n), o.reps));
+  return vendor::write_csv(prog, o.csv, rows);
 }

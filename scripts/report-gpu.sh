@@ -5,8 +5,11 @@
 #
 #   here:      scripts/report-gpu.sh pack BUILD BUNDLE
 #                copies what the report runs from an nvptx solutions BUILD
-#                (lesson programs, starters, course_ceilings, course_sgemm and
-#                course_blas_sgemm if built) into BUNDLE and BUNDLE.tar.xz,
+#                (lesson programs, starters, course_ceilings; course_sgemm,
+#                course_blas_sgemm, course_cub and course_cuda_nbody where
+#                BUILD/report holds them: the last two built with nvcc,
+#                `nvcc -O3 -std=c++17 -arch=sm_XX -Ireport -o BUILD/report/course_cub
+#                report/vendor_cub.cu`) into BUNDLE and BUNDLE.tar.xz,
 #                with the commit they were built from
 #   GPU node:  scripts/report-gpu.sh test RUNTIME.tar.xz BUNDLE[.tar.xz] [Catch2 options]
 #                runs every test program of the bundle (the solutions'
@@ -34,7 +37,8 @@
 #   GPU node:  scripts/report-gpu.sh run RUNTIME.tar.xz BUNDLE[.tar.xz] [report options]
 #                unpacks the runtime (as scripts/gpu-node.sh does), builds
 #                course_sgemm with nvcc + cuBLAS when the bundle's cannot run
-#                there, and runs report/report.py --build BUNDLE. When $OUT is
+#                there (and course_cub, course_cuda_nbody when the bundle has
+#                none), and runs report/report.py --build BUNDLE. When $OUT is
 #                set, copies report.md, the PNGs and a tarball of everything
 #                (report.csv, logs, per-program CSV, plots) into $OUT.
 #
@@ -75,6 +79,9 @@ case "$cmd" in
     [ -x "$build/report/course_sgemm" ] && cp "$build/report/course_sgemm" "$bundle/report/"
     # OpenBLAS on the node's CPU for lesson 1 (runs where libopenblas0 is installed; else the report says so)
     [ -x "$build/report/course_blas_sgemm" ] && cp "$build/report/course_blas_sgemm" "$bundle/report/"
+    for prog in course_cub course_cuda_nbody; do   # built with nvcc beside the build (see report/CMakeLists.txt)
+      [ -x "$build/report/$prog" ] && cp "$build/report/$prog" "$bundle/report/"
+    done
     n=0
     for d in "$build"/lessons/[0-9][0-9]-*/; do
       name=$(basename "$d"); nn=${name:0:2}
@@ -303,6 +310,22 @@ PYEOF
         echo "report-gpu.sh: warning: no nvcc here; the SGEMM ceiling is skipped"
         rm -f "$sg"
       fi
+    fi
+    # CUB's and the classic CUDA N-body programs: the bundle's if there, else built
+    # here with nvcc for this GPU (-arch=native), else skipped (the report says why).
+    if [ "$gpu" = 1 ]; then
+      nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
+      for pair in course_cub:vendor_cub.cu course_cuda_nbody:vendor_nbody.cu; do
+        prog=${pair%%:*} src=${pair#*:}
+        [ -x "$bundle/report/$prog" ] && continue
+        if [ -n "$nvcc" ]; then
+          echo "report-gpu.sh: building $prog with $nvcc"
+          "$nvcc" -O3 -std=c++17 -arch=native -o "$bundle/report/$prog" "$repo/report/$src" \
+            || { echo "report-gpu.sh: warning: nvcc could not build $prog; its rows are skipped"; rm -f "$bundle/report/$prog"; }
+        else
+          echo "report-gpu.sh: no nvcc here and no $prog in the bundle; its rows are skipped"
+        fi
+      done
     fi
     py=python3
     python3 -c 'import matplotlib' 2>/dev/null || { [ -x /usr/bin/python3 ] && py=/usr/bin/python3; }

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 
-from .schema import CEILING_FALLBACK
+from .schema import CEILING_FALLBACK, PEER_CEILINGS
 
 
 def size_key(size):
@@ -87,8 +87,8 @@ def place_against_ceiling(r, ceilings, device_class):
         return
     r["pct_of_ceiling"] = 100.0 * rate / c["rate"]
     # A memory ceiling can be beaten only from cache; anything else over 100 % is a measuring problem.
-    r["over_ceiling"] = r["pct_of_ceiling"] > 100.0 and not r["in_cache"]
-    if used == "copy" and "memory-peak" in ceilings:
+    r["over_ceiling"] = r["pct_of_ceiling"] > 100.0 and not r["in_cache"] and used not in PEER_CEILINGS
+    if c["unit"] == "GB/s" and used != "host-copy" and "memory-peak" in ceilings:
         r["pct_of_peak"] = 100.0 * rate / ceilings["memory-peak"][0]["rate"]
 
 

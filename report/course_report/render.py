@@ -147,6 +147,34 @@ def summary_table(rows, device_class):
     return md_table(head, body, ["---", "---", "---", "---", "---:", "---:", "---:", "---:", "---"]) + "\n"
 
 
+def vendor_table(rows, ceilings):
+    """The course's kernels against the vendor's code: for each ceiling a vendor program measured (cuBLAS, CUB,
+    the classic CUDA N-body; OpenBLAS on the host), every lesson whose kernel under test names it, at its
+    largest size, with its share of the vendor's rate."""
+    vendors = [name for name, crows in ceilings.items() if any(c.get("run") == "vendor" for c in crows)]
+    body = []
+    for name in vendors:
+        mains = [r for r in rows if r["is_main"] and r["run"] != "starter" and r["ceiling_used"] == name
+                 and r["pct_of_ceiling"] is not None]
+        best = {}
+        for r in mains:   # per lesson: its largest size, then its best share there
+            key = r["lesson"]
+            if key not in best or (size_key(r["size"]), r["pct_of_ceiling"]) > (size_key(best[key]["size"]),
+                                                                               best[key]["pct_of_ceiling"]):
+                best[key] = r
+        top = ceilings[name][-1]
+        vendor = f"{fmt(top['rate'], 1)} {top['unit']} at {top['size']}"
+        if not best:
+            body.append([f"`{name}`", vendor, "", "_no kernel in this run names it_", "", "", ""])
+        for k, (n, r) in enumerate(sorted(best.items())):
+            body.append([f"`{name}`" if k == 0 else "", vendor if k == 0 else "", f"L{n}",
+                         f"{r['experiment']}: {r['variant']}", r["size"], rate_text(r), fmt(r["pct_of_ceiling"], 1, " %")])
+    if not body:
+        return "_No vendor program ran here (see the ceilings' notes)._\n"
+    return md_table(["vendor's code", "its rate", "lesson", "the course's kernel", "size", "rate", "% of the vendor's"],
+                    body, ["---", "---:", "---", "---", "---", "---:", "---:"]) + "\n"
+
+
 def missing_why(info, key, program):
     """Why a vendor ceiling program is missing: configure's reason, or that it did not build or run."""
     said = info.get(key) or ""
@@ -157,7 +185,8 @@ def missing_why(info, key, program):
 
 def ceilings_section(rows, ceilings, device_class, info, notes):
     md = ["## Ceilings, measured in this run\n"]
-    order = ["copy", "omp-copy", "memory-peak", "fp32", "sgemm", "host-copy", "host-fp32", "host-sgemm"]
+    order = ["copy", "omp-copy", "memory-peak", "fp32", "sgemm", "cub-sum-int", "cub-sum-float", "cub-sum-double",
+             "cub-histogram", "cuda-nbody", "host-copy", "host-fp32", "host-sgemm"]
     names = [n for n in order if n in ceilings] + sorted(n for n in ceilings if n not in order)
     copy = ceilings.get("copy", [{}])[-1].get("rate")
     peak = ceilings.get("memory-peak", [{}])[-1].get("rate")
@@ -178,6 +207,12 @@ def ceilings_section(rows, ceilings, device_class, info, notes):
     if "sgemm" not in ceilings and device_class == "gpu":
         skipped.append("`sgemm` (cuBLAS): " + missing_why(info, "sgemm", "course_sgemm")
                        + "; matmul rows use `fp32` instead")
+    if "cub-sum-float" not in ceilings and device_class == "gpu":
+        skipped.append("`cub-*` (CUB): " + missing_why(info, "cub", "course_cub")
+                       + "; sums and histograms that name them use `copy` instead")
+    if "cuda-nbody" not in ceilings and device_class == "gpu":
+        skipped.append("`cuda-nbody` (the classic CUDA kernel): " + missing_why(info, "cuda_nbody", "course_cuda_nbody")
+                       + "; N-body rows that name it use `fp32` instead")
     if "host-sgemm" not in ceilings:
         skipped.append("`host-sgemm` (OpenBLAS): " + missing_why(info, "host_sgemm", "course_blas_sgemm")
                        + "; rows that name it use `host-fp32` instead"
@@ -238,6 +273,8 @@ def render(rows, ceilings, info, commit, args, device_line, steps, failures, not
     md.append(ceilings_section(rows, ceilings, device_class, info, notes))
     md.append("## Each lesson's kernel against its ceiling\n")
     md.append(summary_table(rows, device_class))
+    md.append("## The course against the vendor's code\n")
+    md.append(vendor_table(rows, ceilings))
     md.append("## The articles' tables, measured here\n")
     md.append(seed_tables(rows))
     for n in wanted:

@@ -21,7 +21,10 @@ MODES = ("tiny", "teaching", "full")
 # Older names of the ceilings, still accepted from older programs' rows.
 CEILING_ALIASES = {"copy-bandwidth": "copy", "fp32-peak": "fp32"}
 # Where a ceiling was not measured, the next best one (and the row says so).
-CEILING_FALLBACK = {"sgemm": "fp32", "host-sgemm": "host-fp32"}
+CEILING_FALLBACK = {"sgemm": "fp32", "host-sgemm": "host-fp32", "cub-sum-int": "copy", "cub-sum-float": "copy",
+                    "cub-sum-double": "copy", "cub-histogram": "copy", "cuda-nbody": "fp32"}
+# Ceilings that are a peer's code, not a bound: a course kernel may beat them.
+PEER_CEILINGS = {"cuda-nbody"}
 MEMORY_CEILINGS = {"copy", "host-copy", "omp-copy", "memory-peak"}
 CEILING_WHAT = {
     "copy": "the device's best memory copy",
@@ -29,6 +32,11 @@ CEILING_WHAT = {
     "memory-peak": "the physical memory bandwidth (device properties)",
     "fp32": "FP32 peak",
     "sgemm": "the vendor's SGEMM (cuBLAS) on the device",
+    "cub-sum-int": "CUB's DeviceReduce::Sum of ints (bytes read once)",
+    "cub-sum-float": "CUB's DeviceReduce::Sum of floats (bytes read once)",
+    "cub-sum-double": "CUB's DeviceReduce::Sum of doubles (bytes read once)",
+    "cub-histogram": "CUB's DeviceHistogram::HistogramEven, 256 bins of floats (bytes read once)",
+    "cuda-nbody": "the classic tiled CUDA N-body kernel (a peer, not a bound)",
     "host-copy": "a STREAM-like copy on every host core",
     "host-fp32": "the host CPU's FP32 peak",
     "host-sgemm": "OpenBLAS SGEMM on the host's cores: what a user would otherwise call",
