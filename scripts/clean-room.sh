@@ -17,6 +17,12 @@
 #     --keep                   leave the root in place afterwards (its path is printed)
 #     --root DIR               run in a root kept by an earlier --keep run instead of
 #                              a fresh one (for builds that continue there; not clean)
+#     --compiler-cache         keep compiled objects between runs: ccache in the
+#                              root (installed before COMMAND), its cache on this
+#                              machine in CACHE/ccache/<dist>[-<arch>]. For CI, which
+#                              makes fresh roots on every run; ccache reuses an
+#                              object only for the same compiler, flags and
+#                              preprocessed source, so what is built is the same
 #     --reuse-installed        start from a cached root in which an earlier run of
 #                              this same scripts/install-deps.sh already installed
 #                              the packages (the cache is keyed by that script's
@@ -48,6 +54,7 @@ dist=bookworm
 keep=0
 reuse=""
 reuse_installed=0
+compiler_cache=0
 binds=()
 cache=${COURSE_CLEAN_ROOT_CACHE:-/var/cache/course-clean-room}
 cmd='scripts/install-deps.sh && cmake --workflow --preset solutions'
@@ -55,7 +62,7 @@ mirror=${COURSE_DEBIAN_MIRROR:-}   # empty: debootstrap's default
 host_arch=$(dpkg --print-architecture 2>/dev/null || echo unknown)
 arch=$host_arch
 
-usage() { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,49p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "clean-room: error: $*" >&2; exit "${2:-2}"; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -68,6 +75,7 @@ while [ $# -gt 0 ]; do
     --bind) [ $# -ge 2 ] || die "--bind needs a path"; binds+=("$2"); shift ;;
     --keep) keep=1 ;;
     --reuse-installed) reuse_installed=1 ;;
+    --compiler-cache) compiler_cache=1 ;;
     --root) [ $# -ge 2 ] || die "--root needs a folder"; reuse=$2; shift ;;
     --cache) [ $# -ge 2 ] || die "--cache needs a folder"; cache=$2; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -121,7 +129,8 @@ fi
 # of the same content, if there is one younger than 7 days.
 installed=""
 if [ "$reuse_installed" = 1 ] && [ -z "$reuse" ]; then
-  key=$(cat "$repo/scripts/install-deps.sh" | sha256sum | cut -c1-12)
+  # With --compiler-cache the root also holds ccache: a cache of its own.
+  key=$({ cat "$repo/scripts/install-deps.sh"; [ "$compiler_cache" = 0 ] || echo ccache; } | sha256sum | cut -c1-12)
   installed="$cache/$name-installed-$key.tar"
   find "$cache" -maxdepth 1 -name "$name-installed-*.tar" -mtime +7 -delete 2>/dev/null || true
 fi
@@ -184,6 +193,14 @@ for b in "${binds[@]}"; do
   [ "$real" = "$b" ] || { mkdir -p "$(dirname "$root$b")"; ln -sfn "$real" "$root$b"; }
 done
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+run_cmd=$cmd
+if [ "$compiler_cache" = 1 ]; then
+  mkdir -p "$cache/ccache/$name"
+  mnt "$cache/ccache/$name" "$root/var/cache/course-ccache" --bind
+  # CMake reads the launcher from the environment when it configures a build
+  # folder (the sanitizer and step builds the tests configure included).
+  run_cmd="{ command -v ccache >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends ccache >/dev/null; }; } && export CCACHE_DIR=/var/cache/course-ccache CCACHE_MAXSIZE=8G CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache && ccache -z >/dev/null && { $cmd; }; rc=\$?; echo '--- compiler cache (ccache) of this run:'; ccache -s 2>&1 | grep -E -i 'hits|misses|cacheable' | head -6; exit \$rc"
+fi
 
 echo "clean-room: $dist $arch${emulated:+ (emulated)} root $root, tree $commit$([ "$tree" = HEAD ] || echo ' + uncommitted edits'), log $log"
 echo "clean-room: running: $cmd"
@@ -191,7 +208,7 @@ t0=$SECONDS
 set +e
 chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin CI="${CI:-}" ${emulated:+COURSE_EMULATED=1} \
-  /bin/bash -c "cd /root/course && { $cmd; }" >"$log" 2>&1
+  /bin/bash -c "cd /root/course && { $run_cmd; }" >"$log" 2>&1
 rc=$?
 set -e
 if [ "$rc" -eq 0 ] && [ -n "$installed" ] && [ ! -s "$installed" ]; then

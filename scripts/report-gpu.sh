@@ -344,7 +344,7 @@ PYEOF
       cp "$outdir/report.md" "$OUT/" 2>/dev/null || true
       # the plots in the report's order of importance (report/course_report/plots.py PLOTS)
       for p in ceilings speedup sweep bars matrix split lines; do
-        [ -f "$outdir/plots/$p.png" ] && echo "$outdir/plots/$p.png"
+        if [ -f "$outdir/plots/$p.png" ]; then echo "$outdir/plots/$p.png"; fi   # (a failed test would end the script: pipefail)
       done | head -6 | while read -r f; do cp "$f" "$OUT/"; done
       (cd "$outdir" && tar czf "$OUT/report-all.tar.gz" report.md report.csv csv logs $(ls -d plots 2>/dev/null)) || true
       echo "report-gpu.sh: copied report.md, report-all.tar.gz (CSV, logs, plots) and the plots into \$OUT"
