@@ -129,8 +129,9 @@ fi
 # of the same content, if there is one younger than 7 days.
 installed=""
 if [ "$reuse_installed" = 1 ] && [ -z "$reuse" ]; then
-  # With --compiler-cache the root also holds ccache: a cache of its own.
-  key=$({ cat "$repo/scripts/install-deps.sh"; [ "$compiler_cache" = 0 ] || echo ccache; } | sha256sum | cut -c1-12)
+  # (With --compiler-cache, ccache is installed after the cached packages are
+  # unpacked: a root cached before it came is still the same install.)
+  key=$(cat "$repo/scripts/install-deps.sh" | sha256sum | cut -c1-12)
   installed="$cache/$name-installed-$key.tar"
   find "$cache" -maxdepth 1 -name "$name-installed-*.tar" -mtime +7 -delete 2>/dev/null || true
 fi
