@@ -10,18 +10,14 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include "vendor_cuda.hpp"
 #include "vendor_sgemm.hpp"
 
 namespace {
 
 const char *prog = "course_sgemm";
 
-void check_cuda(cudaError_t e, const char *what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s: %s\n", prog, what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
+void check_cuda(cudaError_t e, const char *what) { vendor::check_cuda(prog, e, what); }
 
 void check_blas(cublasStatus_t s, const char *what) {
   if (s != CUBLAS_STATUS_SUCCESS) {
@@ -50,9 +46,6 @@ int main(int argc, char **argv) {
   check_blas(cublasCreate(&h), "cublasCreate");
   // Plain FP32: no TF32 tensor-core shortcut, the arithmetic the lessons do.
   check_blas(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
   std::vector<std::string> rows;
   bool all_ok = true;
   for (const long long n : o.sizes) {
@@ -72,18 +65,7 @@ int main(int argc, char **argv) {
       check_blas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one, dB, ni, dA, ni, &zero, dC, ni),
                  "cublasSgemm");
     };
-    for (int w = 0; w < 3; ++w) gemm();
-    std::vector<double> t;
-    for (long long r = 0; r < o.reps; ++r) {
-      cudaEventRecord(e0);
-      gemm();
-      cudaEventRecord(e1);
-      check_cuda(cudaEventSynchronize(e1), "cublasSgemm");
-      float ms = 0;
-      cudaEventElapsedTime(&ms, e0, e1);
-      t.push_back(ms);
-    }
-    const double ms = vendor_sgemm::median(t);
+    const double ms = vendor::event_median_ms(prog, o.reps, 3, gemm);
     const double gflops = 2.0 * (double)n * n * n / (ms * 1e-3) / 1e9;
     check_cuda(cudaMemcpy(C.data(), dC, bytes, cudaMemcpyDeviceToHost), "copy C");
     const double worst = vendor_sgemm::verify(n, A, B, C);

@@ -15,16 +15,10 @@
 #include <cmath>
 #include <string>
 
-#include "vendor.hpp"
+#include "vendor_cuda.hpp"
 
-#define CK(call)                                                                              \
-  do {                                                                                        \
-    cudaError_t e_ = (call);                                                                  \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "vendor_cub: %s: %s (line %d)\n", #call, cudaGetErrorString(e_), __LINE__); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
+// Every CUDA call checked: one line naming it, exit 1.
+#define CK(call) vendor::check_cuda("course_cub", (call), #call)
 
 namespace {
 
@@ -34,27 +28,11 @@ std::vector<std::string> rows;
 template <class F>
 void timed(const std::string &name, const std::string &role, std::size_t n, double bytes, long long reps, F &&f,
            bool ok, const std::string &how) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 2; ++i) f();
-  std::vector<double> ms;
-  for (long long i = 0; i < reps; ++i) {
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float t = 0;
-    CK(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(t);
-  }
-  const double med = vendor::median(ms), gbs = bytes / med / 1e6;
+  const double med = vendor::event_median_ms("course_cub", reps, 2, f), gbs = bytes / med / 1e6;
   std::printf("  %-16s %11zu %10.4f ms %9.1f GB/s  %s\n", name.c_str(), n, med, gbs, ok ? "ok" : "WRONG");
   std::fflush(stdout);
   rows.push_back(vendor::row(name, role, std::to_string(n), med, gbs, "GB/s", bytes, 0, ok,
                              how + ", CUDA events around the call, median of " + std::to_string(reps)));
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
 }
 
 unsigned mix(unsigned long long i) {  // a reproducible pseudo-random stream

@@ -11,16 +11,10 @@
 #include <cmath>
 #include <string>
 
-#include "vendor.hpp"
+#include "vendor_cuda.hpp"
 
-#define CK(call)                                                                            \
-  do {                                                                                      \
-    cudaError_t e_ = (call);                                                                \
-    if (e_ != cudaSuccess) {                                                                \
-      std::fprintf(stderr, "vendor_nbody: %s: %s\n", #call, cudaGetErrorString(e_));        \
-      std::exit(1);                                                                         \
-    }                                                                                       \
-  } while (0)
+// Every CUDA call checked: one line naming it, exit 1.
+#define CK(call) vendor::check_cuda("course_cuda_nbody", (call), #call)
 
 namespace {
 
@@ -87,26 +81,11 @@ std::string measure(int n, long long reps) {
   }
   const bool ok = std::abs(gv[0].x - ax * 1e-3) <= 1e-3 * std::abs(ax * 1e-3) + 1e-9;
   CK(cudaMemcpy(dv, v.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 2; ++i) run();
-  std::vector<double> ms;
-  for (long long i = 0; i < reps; ++i) {
-    CK(cudaEventRecord(a));
-    run();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float t = 0;
-    CK(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(t);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
+  const double med = vendor::event_median_ms("course_cuda_nbody", reps, 2, run);
   CK(cudaFree(dp));
   CK(cudaFree(dv));
   CK(cudaFree(dq));
-  const double med = vendor::median(ms), flops = 20.0 * double(n) * n, gflops = flops / med / 1e6;
+  const double flops = 20.0 * double(n) * n, gflops = flops / med / 1e6;
   std::printf("  classic CUDA N-body %7d bodies %10.4f ms %9.1f GFLOP/s  %s\n", n, med, gflops, ok ? "ok" : "WRONG");
   std::fflush(stdout);
   return vendor::row("cuda-nbody", "ceiling", std::to_string(n) + " bodies", med, gflops, "GFLOP/s", 0, flops, ok,
