@@ -246,6 +246,16 @@ def descriptions():
         check(got == full, f"--describe read past a banner line: {'the JSON' if got == full else got}")
         check(run.describe(silent) is None, "a program that refuses --describe gives no description")
         check(run.describe(garbled) is None, "a program whose --describe is not JSON gives no description")
+        # A runtime pack with its own C library: each program starts through the pack's loader
+        # (scripts/report-gpu.sh sets COURSE_CHILD_LAUNCHER); `env NAME=1` stands in for it here.
+        launched = program("launched", '[ "$LAUNCHED" = 1 ] && echo \'' + json.dumps(full) + '\'')
+        check(run.describe(launched) is None, "without a launcher the program runs alone (no LAUNCHED)")
+        os.environ["COURSE_CHILD_LAUNCHER"] = "env LAUNCHED=1"
+        try:
+            got_launched = run.describe(launched)
+        finally:
+            del os.environ["COURSE_CHILD_LAUNCHER"]
+        check(got_launched == full, "COURSE_CHILD_LAUNCHER starts the program: its --describe answers through it")
         check(run.unread_columns(got) == ["new_column"], f"a column the report does not read is named: "
                                                         f"{run.unread_columns(got)}")
         for mode in schema.MODES:

@@ -38,7 +38,9 @@
 #                unpacks the runtime (as scripts/gpu-node.sh does), builds
 #                course_sgemm with nvcc + cuBLAS when the bundle's cannot run
 #                there (and course_cub, course_cuda_nbody when the bundle has
-#                none), and runs report/report.py --build BUNDLE. When $OUT is
+#                none), and runs report/report.py --build BUNDLE (with a pack
+#                made by pack-llvm-runtime.sh --with-libc, e.g. an LLVM 21 build
+#                from Debian 13, each program starts through the pack's loader). When $OUT is
 #                set, copies report.md, the PNGs and a tarball of everything
 #                (report.csv, logs, per-program CSV, plots) into $OUT.
 #
@@ -46,7 +48,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "report-gpu.sh: error: $*" >&2; exit 2; }
-usage() { sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # A bundle given as BUNDLE.tar.xz is unpacked once into $COURSE_BUNDLE_DIR;
 # prints the bundle's folder.
@@ -288,12 +290,22 @@ PYEOF
     [ -f "$pack" ] || die "runtime pack '$pack' not found"
     bundle=$(unpack "$bundle")
     [ -x "$bundle/report/course_ceilings" ] || die "'$bundle' is not a bundle from 'report-gpu.sh pack'"
-    rt=${COURSE_RT_DIR:-/tmp/course-rt}
+    # One folder per pack (as scripts/gpu-node.sh): two toolchains' runs in one session never share one.
+    rt=${COURSE_RT_DIR:-/tmp/course-rt-$(cksum < "$pack" | cut -d' ' -f1)}
     [ -d "$rt/llvm-rt" ] || { mkdir -p "$rt" && tar xJf "$pack" -C "$rt"; }
     # The runtime goes to the course's programs only (report.py passes it on),
     # not to Python itself, whose own libraries must not meet LLVM's.
     # The rest of the run environment comes from the bundle's course-env.json (report.py's child_env).
     export COURSE_CHILD_LD_LIBRARY_PATH="$rt/llvm-rt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    # A pack made with --with-libc (a build from a newer system than this node)
+    # brings its own C library: each program is started through the pack's
+    # loader (report.py's COURSE_CHILD_LAUNCHER), as scripts/gpu-node.sh does.
+    if [ -f "$rt/llvm-rt/LOADER" ]; then
+      driver=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF; exit}')
+      export COURSE_CHILD_LAUNCHER="$rt/llvm-rt/$(cat "$rt/llvm-rt/LOADER") --library-path $rt/llvm-rt${driver:+:$(dirname "$driver")}"
+      export COURSE_CHILD_LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}"
+      echo "report-gpu.sh: the pack brings its own C library: programs start through ${COURSE_CHILD_LAUNCHER%% *}"
+    fi
     command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 
     # The vendor ceiling: the bundle's course_sgemm if it runs here, else build it with nvcc.

@@ -35,12 +35,19 @@ class Step:
 
 # ---- what a program declares about itself -----------------------------------
 
+def command(program, args):
+    """The command line that runs `program`: scripts/report-gpu.sh puts a launcher before it
+    (COURSE_CHILD_LAUNCHER, split as a shell would) when its runtime pack brings its own C
+    library and loader: a build from a newer system than the GPU node's."""
+    return shlex.split(os.environ.get("COURSE_CHILD_LAUNCHER", "")) + [program] + args
+
+
 def describe(program):
     """The program's own description (course::Cli::describe, `PROGRAM --describe`): a dict with its
     "about" line, its "options", its size presets ("sizes": {name: [args]}) and the "rows" it writes
     ({"option": "--csv", "columns": [...]}); None where the program gives none (not a course::Cli program)."""
     try:
-        p = subprocess.run([program, "--describe"], capture_output=True, text=True, timeout=60, env=child_env(program))
+        p = subprocess.run(command(program, ["--describe"]), capture_output=True, text=True, timeout=60, env=child_env(program))
     except (OSError, subprocess.TimeoutExpired):
         return None
     if p.returncode != 0:
@@ -160,7 +167,7 @@ def run_step(step, k, total, timeout, logdir):
         log.write(f"$ {step.program} {' '.join(shlex.quote(a) for a in step.args + ['--csv', step.csv])}\n")
         log.flush()
         try:
-            p = subprocess.run([step.program] + step.args + ["--csv", step.csv], stdout=log,
+            p = subprocess.run(command(step.program, step.args + ["--csv", step.csv]), stdout=log,
                                stderr=subprocess.STDOUT, timeout=timeout, env=child_env(step.program))
             step.rc = p.returncode
         except subprocess.TimeoutExpired:
