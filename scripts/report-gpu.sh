@@ -44,11 +44,15 @@
 #                set, copies report.md, the PNGs and a tarball of everything
 #                (report.csv, logs, per-program CSV, plots) into $OUT.
 #
+#                --cuda-wait spin|block: how the host waits for the GPU
+#                (default block, as LLVM's CUDA plugin sets it; spin: as the
+#                CUDA runtime's default does on a node with more cores than
+#                GPUs; report/cuda_spin_wait.c says why it matters)
 # Report options: --tiny | --full, --lessons 1,3, --out DIR, --timeout S, --no-plots, --no-starters, --resume.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "report-gpu.sh: error: $*" >&2; exit 2; }
-usage() { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,51p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # A bundle given as BUNDLE.tar.xz is unpacked once into $COURSE_BUNDLE_DIR;
 # prints the bundle's folder.
@@ -287,6 +291,18 @@ PYEOF
   run)
     [ $# -ge 2 ] || die "usage: report-gpu.sh run RUNTIME.tar.xz BUNDLE [report options]"
     pack=$1; bundle=$2; shift 2
+    # --cuda-wait is this script's; the other options go to report.py.
+    wait_mode=block; report_args=()
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --cuda-wait) [ $# -ge 2 ] || die "--cuda-wait needs spin or block"; wait_mode=$2; shift ;;
+        --cuda-wait=*) wait_mode=${1#--cuda-wait=} ;;
+        *) report_args+=("$1") ;;
+      esac
+      shift
+    done
+    case "$wait_mode" in spin|block) ;; *) die "--cuda-wait must be spin or block, got '$wait_mode'" ;; esac
+    set -- "${report_args[@]}"
     [ -f "$pack" ] || die "runtime pack '$pack' not found"
     bundle=$(unpack "$bundle")
     [ -x "$bundle/report/course_ceilings" ] || die "'$bundle' is not a bundle from 'report-gpu.sh pack'"
@@ -339,6 +355,19 @@ PYEOF
         fi
       done
     fi
+    # How the host waits for the GPU (report/cuda_spin_wait.c says why it matters):
+    # spin preloads the library into every program the report starts, vendor
+    # programs included, through the launcher.
+    wait_note="GPU waits: LLVM's (its CUDA plugin sets CU_CTX_SCHED_BLOCKING_SYNC: the host sleeps at the end of each target region)"
+    if [ "$wait_mode" = spin ]; then
+      cc=$(command -v cc || command -v gcc || command -v clang || true)
+      [ -n "$cc" ] || die "--cuda-wait spin needs a C compiler on this node (cc) to build report/cuda_spin_wait.c"
+      "$cc" -O2 -shared -fPIC -o "$bundle/report/cuda_spin_wait.so" "$repo/report/cuda_spin_wait.c" -ldl \
+        || die "could not build report/cuda_spin_wait.c with $cc"
+      export COURSE_CHILD_LAUNCHER="env LD_PRELOAD=$bundle/report/cuda_spin_wait.so${COURSE_CHILD_LAUNCHER:+ $COURSE_CHILD_LAUNCHER}"
+      wait_note="GPU waits: spinning (scripts/report-gpu.sh --cuda-wait spin: report/cuda_spin_wait.c makes each GPU's CUDA context spin before LLVM's plugin would set blocking sync)"
+    fi
+    echo "report-gpu.sh: $wait_note"
     py=python3
     python3 -c 'import matplotlib' 2>/dev/null || { [ -x /usr/bin/python3 ] && py=/usr/bin/python3; }
     rc=0
@@ -351,6 +380,10 @@ PYEOF
         --out=*) outdir=${!i#--out=} ;;
       esac
     done
+    # The report says how it waited, under its title.
+    [ -f "$outdir/report.md" ] && sed -i "1a\\
+\\
+> $wait_note" "$outdir/report.md"
     if [ -n "${OUT:-}" ] && [ -f "$outdir/report.md" ]; then
       # At most 8 files come back: report.md, the tarball (CSV, logs, plots) and up to 6 plots.
       cp "$outdir/report.md" "$OUT/" 2>/dev/null || true
