@@ -36,9 +36,9 @@
 #                COURSE_SANITIZE_TIMEOUT=S seconds per program (default 300)
 #   GPU node:  scripts/report-gpu.sh run RUNTIME.tar.xz BUNDLE[.tar.xz] [report options]
 #                unpacks the runtime (as scripts/gpu-node.sh does), builds
-#                course_sgemm with nvcc + cuBLAS when the bundle's cannot run
-#                there (and course_cub, course_cuda_nbody when the bundle has
-#                none), and runs report/report.py --build BUNDLE (with a pack
+#                each vendor program (course_sgemm with cuBLAS, course_cub,
+#                course_cuda_nbody) with nvcc for this GPU where the bundle's
+#                does not start there, and runs report/report.py --build BUNDLE (with a pack
 #                made by pack-llvm-runtime.sh --with-libc, e.g. an LLVM 21 build
 #                from Debian 13, each program starts through the pack's loader). When $OUT is
 #                set, copies report.md, the PNGs and a tarball of everything
@@ -324,34 +324,25 @@ PYEOF
     fi
     command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 
-    # The vendor ceiling: the bundle's course_sgemm if it runs here, else build it with nvcc.
-    sg="$bundle/report/course_sgemm"
+    # The vendor programs (cuBLAS SGEMM, CUB's sum and histogram, the classic
+    # CUDA N-body): the bundle's where they start here, else built here with
+    # nvcc for this GPU, else skipped (the report says why).
     gpu=0
     grep -q '"device_class": "gpu"' "$bundle/report/build-info.json" 2>/dev/null && gpu=1
-    if [ "$gpu" = 1 ] && ! { [ -x "$sg" ] && LD_LIBRARY_PATH="$COURSE_CHILD_LD_LIBRARY_PATH" "$sg" --help >/dev/null 2>&1; }; then
-      nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
-      if [ -n "$nvcc" ]; then
-        echo "report-gpu.sh: building course_sgemm with $nvcc and cuBLAS"
-        "$nvcc" -O2 -std=c++17 -o "$sg" "$repo/report/sgemm.cpp" -lcublas \
-          || { echo "report-gpu.sh: warning: nvcc could not build course_sgemm; the SGEMM ceiling is skipped"; rm -f "$sg"; }
-      else
-        echo "report-gpu.sh: warning: no nvcc here; the SGEMM ceiling is skipped"
-        rm -f "$sg"
-      fi
-    fi
-    # CUB's and the classic CUDA N-body programs: the bundle's if there, else built
-    # here with nvcc for this GPU (-arch=native), else skipped (the report says why).
     if [ "$gpu" = 1 ]; then
       nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
-      for pair in course_cub:vendor_cub.cu course_cuda_nbody:vendor_nbody.cu; do
-        prog=${pair%%:*} src=${pair#*:}
-        [ -x "$bundle/report/$prog" ] && continue
+      for spec in "course_sgemm sgemm.cpp -lcublas" "course_cub vendor_cub.cu" "course_cuda_nbody vendor_nbody.cu"; do
+        read -r prog src libs <<< "$spec"
+        exe="$bundle/report/$prog"
+        [ -x "$exe" ] && LD_LIBRARY_PATH="$COURSE_CHILD_LD_LIBRARY_PATH" "$exe" --help >/dev/null 2>&1 && continue
         if [ -n "$nvcc" ]; then
           echo "report-gpu.sh: building $prog with $nvcc"
-          "$nvcc" -O3 -std=c++17 -arch=native -o "$bundle/report/$prog" "$repo/report/$src" \
-            || { echo "report-gpu.sh: warning: nvcc could not build $prog; its rows are skipped"; rm -f "$bundle/report/$prog"; }
+          # shellcheck disable=SC2086  # libs: none or one word
+          "$nvcc" -O3 -std=c++17 -arch=native -o "$exe" "$repo/report/$src" $libs \
+            || { echo "report-gpu.sh: warning: nvcc could not build $prog; its rows are skipped"; rm -f "$exe"; }
         else
-          echo "report-gpu.sh: no nvcc here and no $prog in the bundle; its rows are skipped"
+          echo "report-gpu.sh: warning: no nvcc here and no $prog in the bundle that starts here; its rows are skipped"
+          rm -f "$exe"
         fi
       done
     fi
