@@ -10,7 +10,7 @@ import math
 import os
 
 from .analyse import size_key
-from .schema import CEILING_WHAT, COLUMNS, EXTRA_COLUMNS, source_lessons
+from .schema import CEILING_FALLBACK, CEILING_WHAT, COLUMNS, EXTRA_COLUMNS, source_lessons
 
 
 def fmt(v, digits=1, suffix=""):
@@ -175,6 +175,18 @@ def vendor_table(rows, ceilings):
                     body, ["---", "---:", "---", "---", "---", "---:", "---:"]) + "\n"
 
 
+# The vendor programs a ceiling may be missing from, as ceilings_section names them:
+# (the ceiling, shown as, its key in build-info.json, the program, the rows that then
+# use CEILING_FALLBACK's ceiling instead, GPU builds only).
+VENDOR_PROGRAMS = [
+    ("sgemm", "`sgemm` (cuBLAS)", "sgemm", "course_sgemm", "matmul rows", True),
+    ("cub-sum-float", "`cub-*` (CUB)", "cub", "course_cub", "sums and histograms that name them", True),
+    ("cuda-nbody", "`cuda-nbody` (the classic CUDA kernel)", "cuda_nbody", "course_cuda_nbody",
+     "N-body rows that name it", True),
+    ("host-sgemm", "`host-sgemm` (OpenBLAS)", "host_sgemm", "course_blas_sgemm", "rows that name it", False),
+]
+
+
 def missing_why(info, key, program):
     """Why a vendor ceiling program is missing: configure's reason, or that it did not build or run."""
     said = info.get(key) or ""
@@ -204,19 +216,12 @@ def ceilings_section(rows, ceilings, device_class, info, notes):
                        ["---", "---", "---", "---:", "---", "---"]))
     md.append("")
     skipped = []
-    if "sgemm" not in ceilings and device_class == "gpu":
-        skipped.append("`sgemm` (cuBLAS): " + missing_why(info, "sgemm", "course_sgemm")
-                       + "; matmul rows use `fp32` instead")
-    if "cub-sum-float" not in ceilings and device_class == "gpu":
-        skipped.append("`cub-*` (CUB): " + missing_why(info, "cub", "course_cub")
-                       + "; sums and histograms that name them use `copy` instead")
-    if "cuda-nbody" not in ceilings and device_class == "gpu":
-        skipped.append("`cuda-nbody` (the classic CUDA kernel): " + missing_why(info, "cuda_nbody", "course_cuda_nbody")
-                       + "; N-body rows that name it use `fp32` instead")
-    if "host-sgemm" not in ceilings:
-        skipped.append("`host-sgemm` (OpenBLAS): " + missing_why(info, "host_sgemm", "course_blas_sgemm")
-                       + "; rows that name it use `host-fp32` instead"
-                       + ("" if device_class == "gpu" else ", and the device's matmuls `fp32`"))
+    for ceiling, shown, key, program, rows_, gpu_only in VENDOR_PROGRAMS:
+        if ceiling in ceilings or (gpu_only and device_class != "gpu"):
+            continue
+        text = (f"{shown}: {missing_why(info, key, program)}; {rows_} use `{CEILING_FALLBACK[ceiling]}` instead"
+                + (", and the device's matmuls `fp32`" if ceiling == "host-sgemm" and device_class != "gpu" else ""))
+        skipped.append(text)
     if skipped:
         md.append("Skipped: " + "; ".join(skipped) + ".\n")
     details = [r for r in rows if r["lesson"] == 0 and r["role"] != "ceiling"]
