@@ -314,13 +314,14 @@ PYEOF
     # The rest of the run environment comes from the bundle's course-env.json (report.py's child_env).
     export COURSE_CHILD_LD_LIBRARY_PATH="$rt/llvm-rt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     # A pack made with --with-libc (a build from a newer system than this node)
-    # brings its own C library: each program is started through the pack's
-    # loader (report.py's COURSE_CHILD_LAUNCHER), as scripts/gpu-node.sh does.
+    # brings its own C library: scripts/gpu-node.sh (the one place that knows
+    # how to start a program through the pack's loader) starts each program
+    # (report.py's COURSE_CHILD_LAUNCHER); it unpacks into the same $rt.
     if [ -f "$rt/llvm-rt/LOADER" ]; then
-      driver=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF; exit}')
-      export COURSE_CHILD_LAUNCHER="$rt/llvm-rt/$(cat "$rt/llvm-rt/LOADER") --library-path $rt/llvm-rt${driver:+:$(dirname "$driver")}"
+      export COURSE_RT_DIR=$rt
+      export COURSE_CHILD_LAUNCHER="$(printf '%q %q' "$repo/scripts/gpu-node.sh" "$(cd "$(dirname "$pack")" && pwd)/$(basename "$pack")")"
       export COURSE_CHILD_LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}"
-      echo "report-gpu.sh: the pack brings its own C library: programs start through ${COURSE_CHILD_LAUNCHER%% *}"
+      echo "report-gpu.sh: the pack brings its own C library: programs start through scripts/gpu-node.sh"
     fi
     command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 
