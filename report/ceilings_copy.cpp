@@ -57,8 +57,11 @@ void copy_tail(const float *a, float *b, long long n) {
 }
 
 // SNIPPET(vec4-copy)
-// 16-byte elements, one per thread, 256 threads per team: on an H100 this
-// reached 80 % of cudaMemcpy where the float copy above reached 29-43 %.
+// 16-byte elements, one per thread, kThreads threads per team: on an H100 this
+// reached 80 % of cudaMemcpy where the float copy above reached 29-43 %. The
+// loop index is 32 bits wide where the element count fits: with a 64-bit
+// index LLVM 19's kernel needs 40 registers instead of 28 and copied 2.49
+// TB/s instead of 2.61 (H100, 2026-11-26, docs/results/h100-2026-11-26-sgemm.md).
 // (a and b are 64-byte aligned: course::aligned_vector, and the device's own
 // allocations are aligned more.)
 template <int kThreads>
@@ -67,9 +70,16 @@ void copy_vec4(const float *a, float *b, long long n) {
   const Vec4 *a4 = reinterpret_cast<const Vec4 *>(a);
   Vec4 *b4 = reinterpret_cast<Vec4 *>(b);
   const int teams = (int)std::max<long long>(1, std::min<long long>((n4 + kThreads - 1) / kThreads, 1LL << 30));
+  if (n4 <= 0xffffffffLL) {
+    const unsigned m = (unsigned)n4;
+#pragma omp target teams distribute parallel for num_teams(teams) thread_limit(kThreads) \
+    map(present, to : a4[0 : m]) map(present, from : b4[0 : m])
+    for (unsigned i = 0; i < m; ++i) b4[i] = a4[i];
+  } else {
 #pragma omp target teams distribute parallel for num_teams(teams) thread_limit(kThreads) \
     map(present, to : a4[0 : n4]) map(present, from : b4[0 : n4])
-  for (long long i = 0; i < n4; ++i) b4[i] = a4[i];
+    for (long long i = 0; i < n4; ++i) b4[i] = a4[i];
+  }
   copy_tail(a, b, n);
 }
 // END SNIPPET

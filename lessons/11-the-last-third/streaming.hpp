@@ -1,7 +1,8 @@
 /// @file lessons/11-the-last-third/streaming.hpp
-/// @brief Lesson 11 interface: a float sum and a 256-bin histogram that stream
-///        their input once, in the shape lesson 6 left them, for the last
-///        third of the way to the vendor's libraries.
+/// @brief Lesson 11 interface: a sum (of floats, ints or doubles) and a
+///        256-bin histogram that stream their input once, in the shape
+///        lesson 6 left them, for the last third of the way to the vendor's
+///        libraries.
 ///
 /// Both kernels read every byte once and do almost no arithmetic, so the
 /// copy's bandwidth is their ceiling. What keeps them below it is how many
@@ -48,21 +49,34 @@ inline Launch default_launch(std::size_t n, int teams_per_sm) {
 #endif
 }
 
-/// Sixteen bytes that travel together: four floats, loaded by one 16-byte
-/// load instruction on a GPU (`ld.global.v4.f32`) when the address is a
-/// multiple of 16, as `alignas` promises the compiler.
-struct alignas(16) Quad {
-  float v[4];  ///< the four floats, in memory order
+/// Sixteen bytes that travel together: 16 / sizeof(T) elements (four floats
+/// or ints, two doubles), loaded by one 16-byte load instruction on a GPU
+/// (`ld.global.v4.f32`, `.v4.u32`, `.v2.f64`) when the address is a multiple
+/// of 16, as `alignas` promises the compiler.
+#pragma omp begin declare target
+template <class T>
+struct alignas(16) Vec16 {
+  static constexpr int lanes = 16 / static_cast<int>(sizeof(T));  ///< elements in 16 bytes
+  T v[lanes];                                                     ///< the elements, in memory order
 };
+#pragma omp end declare target
 
-/// Sum of x[0..n), n < 2^31. Tests allow 4 sqrt(n) 2^-24 relative error.
-/// x may already be on the device (a caller's `target data` region), and
-/// its device address need not be a multiple of 16.
+/// Four floats: the histogram's unit (and the sum's, for floats).
+using Quad = Vec16<float>;
+
+/// Sum of x[0..n), n < 2^31. Tests allow 4 sqrt(n) 2^-24 relative error for
+/// floats, 4 sqrt(n) 2^-53 for doubles; ints are exact (the sum must fit an
+/// int). x may already be on the device (a caller's `target data` region),
+/// and its device address need not be a multiple of 16.
 float sum(const float *x, std::size_t n, Launch launch = {});
+int sum(const int *x, std::size_t n, Launch launch = {});        ///< @copydoc sum
+double sum(const double *x, std::size_t n, Launch launch = {});  ///< @copydoc sum
 
-/// The same sum with one 4-byte load at a time per thread: the starter's
+/// The same sums with one element at a time per thread: the starter's
 /// per-thread loop, kept as the speed tests' fixed baseline (given).
 float plain_sum(const float *x, std::size_t n, Launch launch = {});
+int plain_sum(const int *x, std::size_t n, Launch launch = {});        ///< @copydoc plain_sum
+double plain_sum(const double *x, std::size_t n, Launch launch = {});  ///< @copydoc plain_sum
 
 /// Bins of the histogram.
 inline constexpr int hist_bins = 256;

@@ -1,15 +1,18 @@
-// Lesson 11 -- the last third: a float sum and a 256-bin histogram, each
+// Lesson 11 -- the last third: a sum (floats, ints, doubles) and a 256-bin histogram, each
 // already split the way lesson 6 taught (team partials, team-local bins; the
 // kernels are in given.inc), and lesson 7's N-body step in the shape of the
-// classic tiled CUDA kernel (gravity.inc). What is left is inside each
-// thread: how many bytes it asks memory for before it needs the first of
-// them, and how many instructions an interaction costs. Three steps, each a
-// marked block below:
+// classic tiled CUDA kernel (gravity.inc), and lesson 5's SGEMM kernel
+// (gemm.inc). What is left is inside each thread: how many bytes it asks
+// memory for before it needs the first of them, and how many instructions an
+// interaction or a multiply-add costs. Four steps, each a marked block below:
 //   11.1 thread_sum:   16-byte loads, several in flight, independent partials
+//                      (one template for floats, ints and doubles)
 //   11.2 thread_count: the same for the histogram's samples, before its atomics
 //   11.3 tile_forces:  an N-body step: several bodies per thread, a fast 1 / sqrt
+//   11.4 multiply_tile: SGEMM: a taller register tile, more multiply-adds per load
 // Run `ctest --preset student -L lesson11` from the repository root after each
 // step (it rebuilds your code first); see README.md for hints.
+#include "gemm.hpp"
 #include "gravity.hpp"
 #include "streaming.hpp"
 
@@ -23,30 +26,32 @@ namespace {
 
 #pragma omp begin declare target
 
-// Step 11.1: this thread's share of a team's block b[0:len): the elements
-// tid, tid + nth, tid + 2 nth, ... added up. The given kernel adds the shares
-// of a team, then the teams'.
-float thread_sum(const float *b, unsigned len, unsigned tid, unsigned nth) {
-  // SOLUTION(11.1): four Quads in flight per thread (16 floats, 64 bytes),
-  // added into four Quad partials: sixteen independent chains of adds. The
-  // elements before b's first 16-byte boundary and after its last whole
-  // Quad are added one by one, by the first threads.
+// Step 11.1: this thread's share of a team's block b[0:len) of floats, ints
+// or doubles: the elements tid, tid + nth, tid + 2 nth, ... added up. The
+// given kernel adds the shares of a team, then the teams'.
+template <class T>
+T thread_sum(const T *b, unsigned len, unsigned tid, unsigned nth) {
+  // SOLUTION(11.1): four Vec16 in flight per thread (64 bytes: 16 floats or
+  // ints, 8 doubles), added into four Vec16 partials: independent chains of
+  // adds. The elements before b's first 16-byte boundary and after its last
+  // whole Vec16 are added one by one, by the first threads.
+  constexpr unsigned L = Vec16<T>::lanes;
   const auto addr = reinterpret_cast<std::uintptr_t>(b);
-  const unsigned head = addr % 4 != 0 ? len : static_cast<unsigned>((16 - addr % 16) % 16 / 4);
-  float s = 0;
-  if (head >= len) {  // too short for a Quad, or not even 4-byte aligned
+  const unsigned head = addr % sizeof(T) != 0 ? len : static_cast<unsigned>((16 - addr % 16) % 16 / sizeof(T));
+  T s = 0;
+  if (head >= len) {  // too short for a Vec16, or not even aligned to its own type
     for (unsigned i = tid; i < len; i += nth) s += b[i];
     return s;
   }
-  const Quad *q = reinterpret_cast<const Quad *>(b + head);
-  const unsigned quads = (len - head) / 4;
+  const Vec16<T> *q = reinterpret_cast<const Vec16<T> *>(b + head);
+  const unsigned quads = (len - head) / L;
   for (unsigned i = tid; i < head; i += nth) s += b[i];
-  for (unsigned i = head + 4 * quads + tid; i < len; i += nth) s += b[i];
-  Quad p0{}, p1{}, p2{}, p3{};
+  for (unsigned i = head + L * quads + tid; i < len; i += nth) s += b[i];
+  Vec16<T> p0{}, p1{}, p2{}, p3{};
   unsigned i = tid;
   for (; i + 3 * nth < quads; i += 4 * nth) {
-    const Quad a0 = q[i], a1 = q[i + nth], a2 = q[i + 2 * nth], a3 = q[i + 3 * nth];
-    for (int l = 0; l < 4; ++l) {
+    const Vec16<T> a0 = q[i], a1 = q[i + nth], a2 = q[i + 2 * nth], a3 = q[i + 3 * nth];
+    for (unsigned l = 0; l < L; ++l) {
       p0.v[l] += a0.v[l];
       p1.v[l] += a1.v[l];
       p2.v[l] += a2.v[l];
@@ -54,8 +59,8 @@ float thread_sum(const float *b, unsigned len, unsigned tid, unsigned nth) {
     }
   }
   for (; i < quads; i += nth)
-    for (int l = 0; l < 4; ++l) p0.v[l] += q[i].v[l];
-  for (int l = 0; l < 4; ++l) s += (p0.v[l] + p1.v[l]) + (p2.v[l] + p3.v[l]);
+    for (unsigned l = 0; l < L; ++l) p0.v[l] += q[i].v[l];
+  for (unsigned l = 0; l < L; ++l) s += (p0.v[l] + p1.v[l]) + (p2.v[l] + p3.v[l]);
   return s;
   // END SOLUTION
 }
@@ -137,6 +142,44 @@ inline void tile_forces(const Body4 *tile, int q0, int q1, Group<bodies_per_thre
 }
 // END SOLUTION
 
+// Step 11.4: the register tile of the SGEMM kernel (gemm.inc): how many rows
+// of C each thread owns (columns: 8), and one k-tile's product for its block.
+// The given kernel has copied the team's tiles into team-local memory: As
+// transposed, As[k][g] holding rows 4g..4g+3 at depth k, and Bs[k][g]
+// columns 4g..4g+3. Thread (ty, tx) owns rows GemmShape::row_of(ty, r) and
+// columns col_of(tx, c) of the team's C tile; acc holds its sums so far.
+// SOLUTION(11.4): 16 rows, cuBLAS's shape (a 256 x 128 team tile): per k
+// four Vec4 of A and two of B from team-local memory feed 128
+// multiply-adds, where lesson 5's 8 x 8 tile gets 64 from four. Every index
+// into acc is a constant once the loops are unrolled, so acc stays in
+// registers (ptxas -v: 255 registers, a few spilled: README, Step 11.4).
+constexpr int gemm_rows_per_thread = 16;
+
+[[gnu::always_inline]] inline void multiply_tile(float (&acc)[gemm_rows_per_thread][8],
+                                                 const GemmShape<gemm_rows_per_thread>::TileA &As,
+                                                 const GemmShape<gemm_rows_per_thread>::TileB &Bs, int ty, int tx) {
+  using S = GemmShape<gemm_rows_per_thread>;
+#pragma omp unroll full
+  for (int k = 0; k < S::BK; ++k) {
+    float a[gemm_rows_per_thread], b[S::RN];
+#pragma omp unroll full
+    for (int g = 0; g < gemm_rows_per_thread / 4; ++g) {
+      const Vec4 v = As[k][g * S::TY + ty];
+      for (int l = 0; l < 4; ++l) a[4 * g + l] = v.v[l];
+    }
+#pragma omp unroll full
+    for (int g = 0; g < S::RN / 4; ++g) {
+      const Vec4 v = Bs[k][g * S::TX + tx];
+      for (int l = 0; l < 4; ++l) b[4 * g + l] = v.v[l];
+    }
+#pragma omp unroll full
+    for (int r = 0; r < gemm_rows_per_thread; ++r)
+#pragma omp unroll full
+      for (int c = 0; c < S::RN; ++c) acc[r][c] += a[r] * b[c];
+  }
+}
+// END SOLUTION
+
 #pragma omp end declare target
 
 }  // namespace
@@ -145,5 +188,7 @@ inline void tile_forces(const Body4 *tile, int q0, int q1, Group<bodies_per_thre
 #include "given.inc"
 // nbody_step() and its plain baseline (given): the N-body team kernel.
 #include "gravity.inc"
+// matmul() and its plain baseline (given): the SGEMM team kernel.
+#include "gemm.inc"
 
 }  // namespace lesson11
