@@ -42,14 +42,14 @@
 // with lesson 5's 8 x 8 register tile (gemm.inc). H100, wall clock: 1.09x
 // (3.41 -> 3.13 ms in the lesson program, 3.51 -> 3.23 ms in this test;
 // docs/results/h100-2026-11-26-sgemm.md), so the gpu value is 1.04. Host,
-// process CPU time: 1.4-1.5x (the any-thread path: half as many team tiles
-// whose sums are parked in C), so the host value is 1.2. On every device the
-// undone step also fails the correctness tests: C stays zero.
+// process CPU time: 1.1-1.2x (the any-thread path; a busy 2-core machine),
+// too little to grade, so the host value is "no slower"; there, as on every
+// device, the undone step fails the correctness tests instead (C stays zero).
 namespace thresholds {
 constexpr course::Threshold kNbody{"lesson11.nbody", 1.5, 1.1, course::Scaling::fixed, 0};
 constexpr course::Threshold kSum{"lesson11.sum", 1.5, 1.2, course::Scaling::fixed, 0};
 constexpr course::Threshold kHistogram{"lesson11.histogram", 0.8, 1.1, course::Scaling::fixed, 0};
-constexpr course::Threshold kGemm{"lesson11.gemm", 1.2, 1.04, course::Scaling::fixed, 0};
+constexpr course::Threshold kGemm{"lesson11.gemm", 0.8, 1.04, course::Scaling::fixed, 0};
 }  // namespace thresholds
 
 // STEP-ELSEWHERE(11.2, host): gpu: on the host device a team has one thread, so the atomics the loads overlap with are uncontended locked adds; only a GPU's warps of threads waiting on memory show the step
@@ -490,7 +490,9 @@ course::Check check_gemm(const GemmSet &g, std::size_t offset, const std::string
   if (!c.ok) {
     bool zero = true;
     for (float v : C) zero = zero && v == 0.0f;
-    c.message += zero ? "\nC is all zeros: multiply_tile adds nothing into acc yet (README, Steps: 11.4)."
+    c.message += zero ? "\nC is all zeros: multiply_tile adds nothing into acc yet, or it sets acc to one k's "
+                        "product instead of adding to it (the last k of a tile past the matrix's edge multiplies "
+                        "zeros) (README, Steps: 11.4)."
                       : "\nSome entries are wrong: each thread's rows of As come as gemm_rows_per_thread / 4 Vec4 "
                         "(As[k][g * TY + ty]) and its columns of Bs as two (Bs[k][g * TX + tx]), in the order "
                         "row_of and col_of give them (README, Steps: 11.4).";
