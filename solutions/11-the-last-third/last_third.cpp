@@ -152,7 +152,7 @@ inline void tile_forces(const Body4 *tile, int q0, int q1, Group<bodies_per_thre
 // four Vec4 of A and two of B from team-local memory feed 128
 // multiply-adds, where lesson 5's 8 x 8 tile gets 64 from four. Every index
 // into acc is a constant once the loops are unrolled, so acc stays in
-// registers (ptxas -v: 255 registers, a few spilled: README, Step 11.4).
+// registers (ptxas -v: 255 registers, none spilled; README, Concepts 8).
 constexpr int gemm_rows_per_thread = 16;
 
 [[gnu::always_inline]] inline void multiply_tile(float (&acc)[gemm_rows_per_thread][8],
