@@ -28,9 +28,11 @@ template <int RM>
 struct GemmShape {
   static_assert(RM % 4 == 0, "a register tile's rows come in Vec4: 4, 8, 12, 16");
   static constexpr int RN = 8;                           ///< columns of C per thread
-  static constexpr int TY = 16, TX = 16;                 ///< the team's threads: TY x TX
+  static constexpr int TY = 16;                          ///< rows of the team's thread grid
+  static constexpr int TX = 16;                          ///< columns of the team's thread grid
   static constexpr int THREADS = TY * TX;                ///< 256
-  static constexpr int BM = RM * TY, BN = RN * TX;       ///< the team's C tile: BM x BN
+  static constexpr int BM = RM * TY;                     ///< rows of the team's C tile
+  static constexpr int BN = RN * TX;                     ///< columns of the team's C tile
   static constexpr int BK = 16;                          ///< depth of the A and B tiles
   /// A tile, transposed (As[k][row], four rows per Vec4); each k-row padded by
   /// one Vec4 so the transposing stores of neighbouring threads miss each

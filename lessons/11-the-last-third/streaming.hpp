@@ -70,14 +70,18 @@ using Quad = Vec16<float>;
 /// int). x may already be on the device (a caller's `target data` region),
 /// and its device address need not be a multiple of 16.
 float sum(const float *x, std::size_t n, Launch launch = {});
-int sum(const int *x, std::size_t n, Launch launch = {});        ///< @copydoc sum
-double sum(const double *x, std::size_t n, Launch launch = {});  ///< @copydoc sum
+/// Sum of the ints x[0..n), exact; the sum must fit an int (as the float sum).
+int sum(const int *x, std::size_t n, Launch launch = {});
+/// Sum of the doubles x[0..n), 4 sqrt(n) 2^-53 relative error (as the float sum).
+double sum(const double *x, std::size_t n, Launch launch = {});
 
 /// The same sums with one element at a time per thread: the starter's
 /// per-thread loop, kept as the speed tests' fixed baseline (given).
 float plain_sum(const float *x, std::size_t n, Launch launch = {});
-int plain_sum(const int *x, std::size_t n, Launch launch = {});        ///< @copydoc plain_sum
-double plain_sum(const double *x, std::size_t n, Launch launch = {});  ///< @copydoc plain_sum
+/// The int sum one element at a time per thread (given).
+int plain_sum(const int *x, std::size_t n, Launch launch = {});
+/// The double sum one element at a time per thread (given).
+double plain_sum(const double *x, std::size_t n, Launch launch = {});
 
 /// Bins of the histogram.
 inline constexpr int hist_bins = 256;
