@@ -19,7 +19,8 @@ its own check keeps in step). What a document quotes, and what must hold:
       "≥ 1.2×", "(0.9×)" in a sentence about what the tests ask): one of that
       lesson's `constexpr course::Threshold` values in tests/lessonNN_*.cpp,
       the host or GPU column as the text says (per-thread values times the
-      threads quoted);
+      threads quoted); "no slower" in such a sentence quotes 1.0x, a table
+      row's cells are sentences of their own;
   (d) OpenMP/LLVM API names (`omp_*`, `llvm_omp_*`, `ompx_*`, `__tgt_*`): in
       the compiler's omp.h or the course's code; and "free with `F`" after an
       allocator names that allocator's own free (`llvm_omp_target_alloc_X`:
@@ -396,8 +397,13 @@ def describe(rows):
 def check_thresholds(course, doc, rel, nn, errors):
     for par in doc.paragraphs:
         text, where = Doc.joined(par)
+        if text.startswith("|"):  # a table row: each cell is a sentence of its own
+            text = re.sub(r"(?<!\\)\|", ".", text)
         for sm in re.finditer(r"(?:[^.!?]|[.!?](?!\s|$))+[.!?]?", text):
             sentence, base = sm.group(0), sm.start()
+            if not ASKS.search(sentence) and not re.search(r"\btests?\b", sentence):
+                continue
+            check_no_slower(course, sentence, base, where, par, rel, nn, errors)
             if not ASKS.search(sentence):
                 continue
             for fm in FACTOR.finditer(sentence):
@@ -418,29 +424,52 @@ def check_thresholds(course, doc, rel, nn, errors):
                 value = float(fm.group(1))
                 lm = list(re.finditer(r"\blesson (\d+)\b", sentence[:a], re.I))
                 lesson = int(lm[-1].group(1)) if lm else nn
-                before, after = sentence[:a], clause[b - lo:]
-                column = None
-                wh, wg = HOST_WORD.search(after), GPU_WORD.search(after)
-                if wh or wg:
-                    column = "host" if wh and (not wg or wh.start() < wg.start()) else "gpu"
-                else:
-                    ph = [x.end() for x in HOST_WORD.finditer(before)]
-                    pg = [x.end() for x in GPU_WORD.finditer(before)]
-                    if ph or pg:
-                        column = "host" if (ph[-1] if ph else -1) > (pg[-1] if pg else -1) else "gpu"
+                column = column_of(sentence[:a], clause[b - lo:])
                 tm = re.match(r"[^;)]{0,30}?\b(\d+) threads?\b", sentence[b:])
                 threads = int(tm.group(1)) if tm else None
-                lessons = [lesson] if lesson is not None else sorted(course.thresholds)
-                ok = any(abs(value - v) < 1e-9 for L in lessons
-                         for v in allowed_values(course.thresholds.get(L, []), column, threads))
-                if ok:
-                    continue
-                line = where[base + a] if base + a < len(where) else par[0][0]
-                which = f"lesson {lesson}" if lesson is not None else "any lesson"
-                rows = course.thresholds.get(lesson, []) if lesson is not None else []
-                known = describe(rows) if rows else "see tests/lessonNN_*.cpp"
-                errors.append(f"{rel}:{line}: threshold {fm.group(0)}"
-                              f"{' (' + column + ')' if column else ''} is none of {which}'s: {known}")
+                report_threshold(course, value, fm.group(0), lesson, column, threads,
+                                 where[base + a] if base + a < len(where) else par[0][0], rel, errors)
+
+
+def column_of(before, after):
+    """Which column a quoted threshold means: the host or GPU word after it in its
+    clause, else the last one before it in the sentence; None when neither."""
+    wh, wg = HOST_WORD.search(after), GPU_WORD.search(after)
+    if wh or wg:
+        return "host" if wh and (not wg or wh.start() < wg.start()) else "gpu"
+    ph = [x.end() for x in HOST_WORD.finditer(before)]
+    pg = [x.end() for x in GPU_WORD.finditer(before)]
+    if ph or pg:
+        return "host" if (ph[-1] if ph else -1) > (pg[-1] if pg else -1) else "gpu"
+    return None
+
+
+def report_threshold(course, value, quote, lesson, column, threads, line, rel, errors):
+    lessons = [lesson] if lesson is not None else sorted(course.thresholds)
+    if any(abs(value - v) < 1e-9 for L in lessons
+           for v in allowed_values(course.thresholds.get(L, []), column, threads)):
+        return
+    which = f"lesson {lesson}" if lesson is not None else "any lesson"
+    rows = course.thresholds.get(lesson, []) if lesson is not None else []
+    known = describe(rows) if rows else "see tests/lessonNN_*.cpp"
+    errors.append(f"{rel}:{line}: threshold {quote}"
+                  f"{' (' + column + ')' if column else ''} is none of {which}'s: {known}")
+
+
+def check_no_slower(course, sentence, base, where, par, rel, nn, errors):
+    """"no slower" where a sentence says what a test asks is a threshold of 1.0x:
+    the lesson must have one in the column the sentence names (a guard such as
+    0.8x is not "no slower": quote its factor instead)."""
+    for m in re.finditer(r"\bno slower\b|\bnot (?:be )?slower\b", sentence, re.I):
+        a = m.start()
+        lo = max(sentence.rfind(c, 0, a) for c in ",;()—:[") + 1
+        ends = [e for e in (sentence.find(c, m.end()) for c in ",;()—:[") if e >= 0]
+        clause_after = sentence[m.end():min(ends) if ends else len(sentence)]
+        lm = list(re.finditer(r"\blesson (\d+)\b", sentence[:a], re.I))
+        lesson = int(lm[-1].group(1)) if lm else nn
+        column = column_of(sentence[:a], clause_after)
+        line = where[base + a] if base + a < len(where) else par[0][0]
+        report_threshold(course, 1.0, f'"{m.group(0)}"', lesson, column, None, line, rel, errors)
 
 
 # ---- (d) API names ---------------------------------------------------------------------
