@@ -5,8 +5,11 @@ Reads what grade.sh left for each student of a graded class (the folder
 submit.sh made: roster.tsv, class.conf, students/NNN-name/) and writes
 
   class.md    Markdown (prints it too)
-  class.csv   one line per student; status, tests passed, and every speedup
-              measured and required in columns of their own
+  class.csv   one line per student; status, tests passed, the next step, and
+              every speedup measured and required in columns of their own
+  edits       a column in each: how many files or given lines the student
+              edited that are not theirs to edit (grade.sh's OUT/edits.txt;
+              the lines themselves in class.csv and in class.html's tooltip)
   class.html  one static, self-contained page: a colour per cell
 
 A cell is PASS (every test passed), SLOW (correct, but a speedup below what
@@ -14,6 +17,8 @@ is required), FAIL (a wrong result, a crash, a timeout), ERROR (could not be
 graded: the one-line reason) or MISSING (the task never finished). Speedups
 come from the tests' own verdict lines, e.g.
   lesson 3 simd: 5.2x faster than baseline (needs >= 3.0x on host, 2 threads)
+Each lesson's result and next step are read by scripts/progress/grades.py,
+the code of the student's own view (scripts/progress.sh).
 
   classtable.py CLASS_DIR [--title TEXT]
   classtable.py --student RESULT_DIR [--out DIR]   one checkout (a student's own job)
@@ -27,25 +32,19 @@ import html
 import pathlib
 import re
 import sys
-import xml.etree.ElementTree as ET
 
-VERDICT = re.compile(r"^(lesson (\d+) ([^:]*)): ([0-9.]+)x (faster|slower) than baseline "
-                     r"\(needs >= ([0-9.eE+]+)x on (\w+), ([^)]*)\)", re.M)
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "progress"))
+# The per-lesson reading (JUnit, verdicts, steps) is the student's own view's
+# (scripts/progress.sh): one code, so the table and the student cannot disagree.
+from grades import lesson_progress, load_manifest, one_line, parse_lesson, step_states, times  # noqa: E402
+
+MANIFEST = load_manifest()
 
 
 def die(msg):
     print(f"classtable.py: error: {msg}", file=sys.stderr)
     sys.exit(2)
-
-
-def times(x):
-    """A speedup as the tests print it: one decimal, two digits below 1."""
-    return f"{x:.1f}" if x >= 1 else f"{x:.2f}"
-
-
-def one_line(text, width=400):
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def read_kv(path):
@@ -58,77 +57,30 @@ def read_kv(path):
     return kv
 
 
-def failure_reasons(out):
-    """The messages Catch printed for failed assertions, one line each (Catch
-    wraps a long message over indented lines; they are joined again)."""
-    reasons = []
-    lines = out.splitlines()
-    for i, line in enumerate(lines):
-        s = line.strip()
-        if s in ("with message:", "explicitly with message:", "due to a fatal error condition:",
-                 "due to unexpected exception with message:"):
-            msg = []
-            for nxt in lines[i + 1:]:
-                if not nxt.strip() or not nxt.startswith(" "):
-                    break
-                msg.append(nxt.strip())
-            if msg:
-                reasons.append(" ".join(msg))
-    return reasons
-
-
-def parse_lesson(xml_path):
-    """One lesson's JUnit XML -> dict(status, passed, total, speedups, note, banner)."""
+def read_edits(result_dir):
+    """grade.sh's notes on files the student edited that are not theirs to edit
+    (OUT/edits.txt, one line each; absent or empty: none)."""
     try:
-        root = ET.parse(xml_path).getroot()
-    except (ET.ParseError, OSError) as e:
-        return {"status": "ERROR", "note": f"unreadable JUnit XML: {one_line(e)}"}
-    cases = root.iter("testcase")
-    passed = total = 0
-    speedups, wrong, slow, banner = [], [], [], ""
-    for case in cases:
-        total += 1
-        out = "".join(e.text or "" for e in case.iter("system-out"))
-        if not banner:
-            m = re.search(r"^device: (.*)$", out, re.M)
-            banner = m.group(1) if m else ""
-        for m in VERDICT.finditer(out):
-            factor = float(m.group(4))
-            measured = factor if m.group(5) == "faster" else (1 / factor if factor else 0.0)
-            speedups.append({"label": m.group(3).strip(), "measured": measured, "shown": f"{factor:g}x {m.group(5)}",
-                             "required": float(m.group(6)), "on": f"{m.group(7)}, {m.group(8)}"})
-        status = case.get("status", "")
-        if status == "run":
-            passed += 1
-            continue
-        if status in ("notrun", "disabled"):
-            wrong.append((re.sub(r"^lesson\d+: ", "", case.get("name", "?")), "not run"))
-            continue
-        reasons = failure_reasons(out)
-        fail = case.find("failure")
-        if fail is not None and fail.get("message"):
-            reasons.append(fail.get("message"))
-        if "***Timeout" in out or (fail is not None and "Timeout" in (fail.get("message") or "")):
-            reasons.append("timed out")
-        name = re.sub(r"^lesson\d+: ", "", case.get("name", "?"))
-        if reasons and all(VERDICT.match(r) for r in reasons):
-            slow.append(name)
-        else:
-            wrong.append((name, reasons[0] if reasons else "failed with no message (a crash?)"))
-    if total == 0:
-        return {"status": "ERROR", "note": "no tests ran", "speedups": speedups}
-    status = "PASS" if passed == total else ("FAIL" if wrong else "SLOW")
-    # note: the first failure's message; test: which test said it.
-    note = one_line(wrong[0][1]) if wrong else ("too slow: " + ", ".join(slow) if slow else "")
-    test = wrong[0][0] if wrong else ""
-    return {"status": status, "passed": passed, "total": total, "speedups": speedups, "note": note, "test": test,
-            "banner": banner}
+        return [ln.strip() for ln in (result_dir / "edits.txt").read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return []
+
+
+def next_step(n, cell, checkout):
+    """The step the student's view calls next (scripts/progress.sh), from the
+    same result and the checkout's files; '' where there is none to tell."""
+    lesson = MANIFEST.get(str(n))
+    if not lesson or cell.get("status") not in ("FAIL", "SLOW") or not checkout:
+        return ""
+    states, problems = step_states(pathlib.Path(checkout), lesson)
+    return lesson_progress(n, lesson, states, cell, problems).get("next", "")
 
 
 def student_row(result_dir, lessons, name=None, checkout=None):
     meta = read_kv(result_dir / "meta.txt")
     row = {"name": name or meta.get("name", result_dir.name), "checkout": checkout or meta.get("checkout", ""),
-           "host": meta.get("host", ""), "commit": meta.get("commit", ""), "error": "", "cells": {}, "device": ""}
+           "host": meta.get("host", ""), "commit": meta.get("commit", ""), "error": "", "cells": {}, "device": "",
+           "edits": read_edits(result_dir)}
     if not result_dir.is_dir() or not (result_dir / "done").exists():
         why = "no result: the task did not run, or was killed before it finished (time limit?)"
         m = re.search(r"array (\S+)\)", meta.get("job", ""))
@@ -145,6 +97,7 @@ def student_row(result_dir, lessons, name=None, checkout=None):
             cell = {"status": "ERROR", "note": one_line(e.read_text(errors="replace"))}
         elif x.exists():
             cell = parse_lesson(x)
+            cell["next"] = next_step(n, cell, meta.get("checkout", ""))
         elif row["error"]:
             cell = {"status": "ERROR", "note": "not graded: see the row's error"}
         else:
@@ -173,6 +126,8 @@ def cell_text(cell):
         parts[0] += f" {cell['passed']}/{cell['total']}"
     for sp in cell.get("speedups", []):
         parts.append(f"{sp['label']} {times(sp['measured'])}x (needs {sp['required']:g}x)")
+    if cell.get("next"):
+        parts.append(f"next: step {cell['next']}")
     if cell.get("note") and s not in ("PASS", "SLOW"):
         parts.append(one_line(cell["note"], 140))
     return " · ".join(parts)
@@ -181,17 +136,19 @@ def cell_text(cell):
 def write_markdown(path, title, info, lessons, topics, rows):
     md = [f"# {title}", "", info, "",
           "PASS: every test passed · SLOW: correct, but a speedup below the requirement · "
-          "FAIL: a wrong result, crash or timeout · ERROR: could not be graded · MISSING: no result", ""]
-    head = ["student", "passed"] + [f"lesson {n} {topics[n]}".strip() for n in lessons]
+          "FAIL: a wrong result, crash or timeout · ERROR: could not be graded · MISSING: no result · "
+          "edits: files edited that are not the student's to edit (not graded; class.csv and class.html name them)", ""]
+    head = ["student", "passed", "edits"] + [f"lesson {n} {topics[n]}".strip() for n in lessons]
     md.append("| " + " | ".join(head) + " |")
     md.append("|" + "---|" * len(head))
     for r in rows:
         name = f"**{r['name']}**" + (f"<br>{r['error']}" if r["error"] else "")
         done = sum(r["cells"][n]["status"] == "PASS" for n in lessons)
         cells = [cell_text(r["cells"][n]).replace("|", "\\|") for n in lessons]
-        md.append("| " + " | ".join([name.replace("|", "\\|"), f"{done}/{len(lessons)}"] + cells) + " |")
+        md.append("| " + " | ".join([name.replace("|", "\\|"), f"{done}/{len(lessons)}", str(len(r["edits"]))] + cells)
+                  + " |")
     totals = [f"{sum(r['cells'][n]['status'] == 'PASS' for r in rows)}/{len(rows)} pass" for n in lessons]
-    md.append("| *class* | | " + " | ".join(totals) + " |")
+    md.append("| *class* | | | " + " | ".join(totals) + " |")
     md.append("")
     for r in rows:
         md.append(f"- {r['name']}: `{r['checkout']}`" + (f" on {r['host']}" if r["host"] else "")
@@ -214,10 +171,10 @@ def speedup_columns(lessons, rows):
 
 def write_csv(path, lessons, rows):
     sp_cols = speedup_columns(lessons, rows)
-    head = ["student", "checkout", "host", "device", "commit", "error", "lessons_passed"]
+    head = ["student", "checkout", "host", "device", "commit", "error", "lessons_passed", "edits", "edit_notes"]
     for n in lessons:
         head += [f"lesson{n}_status", f"lesson{n}_tests_passed", f"lesson{n}_tests", f"lesson{n}_first_failed",
-                 f"lesson{n}_note"]
+                 f"lesson{n}_note", f"lesson{n}_next_step"]
     for n, label in sp_cols:
         slug = re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
         head += [f"lesson{n}_{slug}_speedup", f"lesson{n}_{slug}_required"]
@@ -226,10 +183,11 @@ def write_csv(path, lessons, rows):
         w.writerow(head)
         for r in rows:
             line = [r["name"], r["checkout"], r["host"], r["device"], r["commit"], r["error"],
-                    sum(r["cells"][n]["status"] == "PASS" for n in lessons)]
+                    sum(r["cells"][n]["status"] == "PASS" for n in lessons), len(r["edits"]), "; ".join(r["edits"])]
             for n in lessons:
                 c = r["cells"][n]
-                line += [c["status"], c.get("passed", ""), c.get("total", ""), c.get("test", ""), c.get("note", "")]
+                line += [c["status"], c.get("passed", ""), c.get("total", ""), c.get("test", ""), c.get("note", ""),
+                         c.get("next", "")]
             for n, label in sp_cols:
                 sp = next((s for s in r["cells"][n].get("speedups", []) if s["label"] == label), None)
                 line += [times(sp["measured"]), f"{sp['required']:g}"] if sp else ["", ""]
@@ -249,6 +207,7 @@ th.student small { display: block; color: #555; font-weight: 400; font-size: 12p
                    white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 th.student small.rowerr { color: #b71c1c; font-weight: 600; white-space: normal; }
 td.count { text-align: center; font-weight: 700; font-size: 16px; }
+td.edits.some { background: #fff3cd; color: #8a4b00; cursor: help; }
 td.cell { min-width: 180px; max-width: 300px; }
 .st { font-weight: 700; font-size: 15px; }
 .n { color: #444; font-size: 12px; margin-left: 4px; }
@@ -277,7 +236,8 @@ def write_html(path, title, info, lessons, topics, rows):
                ("PASS", "✔ PASS every test"), ("SLOW", "◔ SLOW correct, too slow"),
                ("FAIL", "✘ FAIL wrong, crash or timeout"), ("ERROR", "⚠ ERROR not graded"),
                ("MISSING", "… MISSING no result"))) + "</p>",
-           "<table><thead><tr><th>student</th><th>passed</th>"]
+           "<table><thead><tr><th>student</th><th>passed</th>"
+           '<th title="files edited that are not the student\'s to edit (not graded)">edits</th>']
     for n in lessons:
         out.append(f"<th>lesson {n}<small>{e(topics[n])}</small></th>")
     out.append("</tr></thead><tbody>")
@@ -287,6 +247,9 @@ def write_html(path, title, info, lessons, topics, rows):
         err = f'<small class="rowerr">{e(r["error"])}</small>' if r["error"] else ""
         out.append(f'<tr><th class="student" title="{e(sub + " · " + r["device"])}">{e(r["name"])}<small>{e(sub)}</small>{err}</th>'
                    f'<td class="count">{done}/{len(lessons)}</td>')
+        edits = r["edits"]
+        out.append(f'<td class="count edits{" some" if edits else ""}" title="{e(chr(10).join(edits) or "none")}">'
+                   f'{len(edits)}</td>')
         for n in lessons:
             c = r["cells"][n]
             body = [f'<span class="st">{e(mark[c["status"]])}</span>']
@@ -296,12 +259,14 @@ def write_html(path, title, info, lessons, topics, rows):
                 low = " low" if sp["measured"] < sp["required"] else ""
                 body.append(f'<span class="sp{low}">{e(sp["label"])}: {times(sp["measured"])}× '
                             f'(needs ≥ {sp["required"]:g}×)</span>')
+            if c.get("next"):
+                body.append(f'<span class="sp">next: step {e(c["next"])}</span>')
             if c.get("note") and c["status"] not in ("PASS", "SLOW"):
                 body.append(f'<span class="note">{e(c["note"])}</span>')
             tip = cell_text(c) + (f" — {c['test']}: {c['note']}" if c.get("test") else "")
             out.append(f'<td class="cell {c["status"]}" title="{e(tip)}">{"".join(body)}</td>')
         out.append("</tr>")
-    out.append('</tbody><tfoot><tr><td>class</td><td></td>')
+    out.append('</tbody><tfoot><tr><td>class</td><td></td><td></td>')
     for n in lessons:
         k = sum(r["cells"][n]["status"] == "PASS" for r in rows)
         out.append(f"<td>{k}/{len(rows)} pass</td>")
