@@ -43,7 +43,7 @@ MANIFEST = HERE / "starters.json"
 
 VERDICT = re.compile(r"^(lesson (\d+) ([^:]*)): ([0-9.]+)x (faster|slower) than baseline "
                      r"\(needs >= ([0-9.eE+]+)x on (\w+), ([^)]*)\)", re.M)
-STEP_REF = re.compile(r"\bsteps? (\d+\.\d+)\b")
+STEP_REF = re.compile(r"\bsteps? (\d+\.\d+)\b", re.I)
 
 
 def times(x):
