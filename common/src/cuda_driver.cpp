@@ -25,11 +25,14 @@ CudaDriver load() {
     return d;
   }
   bind(lib, d.cuInit, "cuInit");
+  bind(lib, d.cuDeviceGetCount, "cuDeviceGetCount");
   bind(lib, d.cuDeviceGet, "cuDeviceGet");
   bind(lib, d.cuDeviceGetName, "cuDeviceGetName");
   bind(lib, d.cuDeviceGetAttribute, "cuDeviceGetAttribute");
   bind(lib, d.cuGetErrorString, "cuGetErrorString");
   bind(lib, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  bind(lib, d.cuDevicePrimaryCtxGetState, "cuDevicePrimaryCtxGetState");
+  bind(lib, d.cuDevicePrimaryCtxSetFlags, "cuDevicePrimaryCtxSetFlags_v2", "cuDevicePrimaryCtxSetFlags");
   bind(lib, d.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease");
   bind(lib, d.cuCtxPushCurrent, "cuCtxPushCurrent_v2", "cuCtxPushCurrent");
   bind(lib, d.cuCtxPopCurrent, "cuCtxPopCurrent_v2", "cuCtxPopCurrent");
