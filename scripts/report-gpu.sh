@@ -44,15 +44,17 @@
 #                set, copies report.md, the PNGs and a tarball of everything
 #                (report.csv, logs, per-program CSV, plots) into $OUT.
 #
-#                --cuda-wait spin|block: how the host waits for the GPU
-#                (default block, as LLVM's CUDA plugin sets it; spin: as the
-#                CUDA runtime's default does on a node with more cores than
-#                GPUs; report/cuda_spin_wait.c says why it matters)
+#                --cuda-wait spin|block: how the host waits for the GPU, as
+#                COURSE_CUDA_WAIT for every program the report starts (default
+#                spin, as every course program does unset: course_common makes
+#                each GPU's CUDA context spin before LLVM's plugin starts;
+#                block: LLVM's own blocking sync, the host asleep until an
+#                interrupt, about 0.1 ms a call; common/src/cuda_wait.cpp)
 # Report options: --tiny | --full, --lessons 1,3, --out DIR, --timeout S, --no-plots, --no-starters, --resume.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "report-gpu.sh: error: $*" >&2; exit 2; }
-usage() { sed -n '2,51p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,53p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # A bundle given as BUNDLE.tar.xz is unpacked once into $COURSE_BUNDLE_DIR;
 # prints the bundle's folder.
@@ -295,7 +297,7 @@ PYEOF
     [ $# -ge 2 ] || die "usage: report-gpu.sh run RUNTIME.tar.xz BUNDLE [report options]"
     pack=$1; bundle=$2; shift 2
     # --cuda-wait is this script's; the other options go to report.py.
-    wait_mode=block; report_args=()
+    wait_mode=${COURSE_CUDA_WAIT:-spin}; report_args=()
     while [ $# -gt 0 ]; do
       case "$1" in
         --cuda-wait) [ $# -ge 2 ] || die "--cuda-wait needs spin or block"; wait_mode=$2; shift ;;
@@ -350,19 +352,12 @@ PYEOF
         fi
       done
     fi
-    # How the host waits for the GPU (report/cuda_spin_wait.c says why it matters):
-    # spin preloads the library into every program the report starts, vendor
-    # programs included, through the launcher.
-    wait_note="GPU waits: LLVM's (its CUDA plugin sets CU_CTX_SCHED_BLOCKING_SYNC: the host sleeps at the end of each target region)"
-    if [ "$wait_mode" = spin ]; then
-      cc=$(command -v cc || command -v gcc || command -v clang || true)
-      [ -n "$cc" ] || die "--cuda-wait spin needs a C compiler on this node (cc) to build report/cuda_spin_wait.c"
-      "$cc" -O2 -shared -fPIC -o "$bundle/report/cuda_spin_wait.so" "$repo/report/cuda_spin_wait.c" -ldl \
-        || die "could not build report/cuda_spin_wait.c with $cc"
-      export COURSE_CHILD_LAUNCHER="env LD_PRELOAD=$bundle/report/cuda_spin_wait.so${COURSE_CHILD_LAUNCHER:+ $COURSE_CHILD_LAUNCHER}"
-      wait_note="GPU waits: spinning (scripts/report-gpu.sh --cuda-wait spin: report/cuda_spin_wait.c makes each GPU's CUDA context spin before LLVM's plugin would set blocking sync)"
-    fi
-    echo "report-gpu.sh: $wait_note"
+    # How the host waits for the GPU: every course program reads COURSE_CUDA_WAIT
+    # before its OpenMP runtime starts (common/src/cuda_wait.cpp), the vendor
+    # programs before their first CUDA call (report/vendor_cuda.hpp); report.py
+    # passes it on and says it under the report's title.
+    export COURSE_CUDA_WAIT=$wait_mode
+    echo "report-gpu.sh: GPU waits: COURSE_CUDA_WAIT=$wait_mode"
     py=python3
     python3 -c 'import matplotlib' 2>/dev/null || { [ -x /usr/bin/python3 ] && py=/usr/bin/python3; }
     rc=0
@@ -375,10 +370,6 @@ PYEOF
         --out=*) outdir=${!i#--out=} ;;
       esac
     done
-    # The report says how it waited, under its title.
-    [ -f "$outdir/report.md" ] && sed -i "1a\\
-\\
-> $wait_note" "$outdir/report.md"
     if [ -n "${OUT:-}" ] && [ -f "$outdir/report.md" ]; then
       # At most 8 files come back: report.md, the tarball (CSV, logs, plots) and up to 6 plots.
       cp "$outdir/report.md" "$OUT/" 2>/dev/null || true
