@@ -40,6 +40,18 @@ endif()
 # What a skipped speed test prints (CTest's SKIP_REGULAR_EXPRESSION matches "COURSE-SKIP:").
 set(COURSE_EMULATED_SKIP "COURSE-SKIP: speed is not graded under an emulator (${COURSE_HOST_CPU} through qemu-user here: timings mean nothing); run on a real ${COURSE_HOST_CPU} machine to grade it")
 
+find_package(Python3 REQUIRED COMPONENTS Interpreter)  # the course's checks are Python scripts
+
+# After every `ctest` run, the speed tests' measured ratios and thresholds
+# (CTest shows a passing test's output only under -V): each speed test records
+# its verdict line in COURSE_VERDICT_DIR, and scripts/speed_summary.py prints
+# them. From the repository root, CTestCustom.cmake there reads this file.
+set(COURSE_VERDICT_DIR "${CMAKE_BINARY_DIR}/verdicts")
+file(WRITE "${CMAKE_BINARY_DIR}/CTestCustom.cmake"
+  "# Written by cmake/Course.cmake: the speed summary after each ctest run.\n"
+  "set(CTEST_CUSTOM_PRE_TEST \"\\\"${Python3_EXECUTABLE}\\\" \\\"${PROJECT_SOURCE_DIR}/scripts/speed_summary.py\\\" \\\"${COURSE_VERDICT_DIR}\\\" --clear\")\n"
+  "set(CTEST_CUSTOM_POST_TEST \"\\\"${Python3_EXECUTABLE}\\\" \\\"${PROJECT_SOURCE_DIR}/scripts/speed_summary.py\\\" \\\"${COURSE_VERDICT_DIR}\\\"\")\n")
+
 include("${CMAKE_CURRENT_LIST_DIR}/CourseEnvironment.cmake")  # COURSE_RUN_ENVIRONMENT
 include(CourseSanitize)  # COURSE_SANITIZE and the `sanitize` tests (cmake/CourseSanitize.cmake)
 course_write_environment()  # config.hpp, course-env.json/.sh; COURSE_TEST_ENVIRONMENT
@@ -112,7 +124,7 @@ function(course_add_catch_tests target source)
     endif()
     set_tests_properties("${arg_PREFIX}${_name}" PROPERTIES
       LABELS "${_taglist};${arg_LABELS}"
-      ENVIRONMENT "${COURSE_TEST_ENVIRONMENT}"
+      ENVIRONMENT "${COURSE_TEST_ENVIRONMENT};COURSE_VERDICT_DIR=${COURSE_VERDICT_DIR}"
       TIMEOUT ${COURSE_TEST_TIMEOUT})
     if(arg_FIXTURE)
       set_tests_properties("${arg_PREFIX}${_name}" PROPERTIES FIXTURES_REQUIRED "${arg_FIXTURE}")
@@ -262,6 +274,17 @@ function(course_add_lesson number folder)
     course_add_steps(${number} ${folder} SOURCES ${arg_SOURCES} ${_simd})
     course_add_mistakes(${number} ${folder} SOURCES ${arg_SOURCES} ${_simd})
   endif()
+
+  # "lessonN: given code unchanged": the lesson's given files and the given
+  # lines of the student's files (outside the TODO blocks) are as the course
+  # gave them (scripts/given.py, tests/given.json). A grader grades the
+  # course's copies; this tells the student, in one line each, what a grader
+  # will not see. In the solutions track it checks the solutions' given lines.
+  add_test(NAME "lesson${number}: given code unchanged"
+           COMMAND Python3::Interpreter "${PROJECT_SOURCE_DIR}/scripts/given.py" check "${PROJECT_SOURCE_DIR}"
+                   --lesson ${number} --track ${COURSE_TRACK})
+  set_tests_properties("lesson${number}: given code unchanged" PROPERTIES
+    LABELS "lesson${number};given;${COURSE_TRACK}" TIMEOUT 60)
 
   # "lessonN: build": ctest -L lessonN first rebuilds the lesson, so the tests
   # grade the code on disk, not the last build. Whatever filter picks a test

@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "course/device.hpp"
 
 namespace course {
@@ -69,7 +72,21 @@ Verdict grade_speedup(const Threshold &t, const std::string &label, const Compar
     else
       v.message += ", but load alone rarely costs this much: look at the code first";
   }
+  record_verdict(v.message);
   return v;
+}
+
+void record_verdict(const std::string &line) {
+  const char *dir = std::getenv("COURSE_VERDICT_DIR");
+  if (!dir || !*dir) return;
+  ::mkdir(dir, 0777);  // CTest's pre-test step makes it; a run without that step still records
+  // One file per process (CTest runs one test case per process); the summary
+  // reads them all. A folder that cannot be written loses only the summary.
+  const std::string path = std::string(dir) + "/verdict-" + std::to_string(::getpid()) + ".txt";
+  if (std::FILE *f = std::fopen(path.c_str(), "a")) {
+    std::fprintf(f, "%s\n", line.c_str());
+    std::fclose(f);
+  }
 }
 
 }  // namespace course

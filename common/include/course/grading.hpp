@@ -51,4 +51,10 @@ struct Verdict {
 /// e.g. "lesson 3 simd".
 Verdict grade_speedup(const Threshold &t, const std::string &label, const Comparison &cmp);
 
+/// Appends a verdict line to a file in COURSE_VERDICT_DIR (CTest sets it), so
+/// that the summary after `ctest` shows every speed test's measured ratio and
+/// threshold, passed or not (scripts/speed_summary.py). grade_speedup() calls
+/// it; nothing happens where the variable is unset (a program run by hand).
+void record_verdict(const std::string &line);
+
 }  // namespace course

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""The speed tests of the last `ctest` run, each with its measured ratio, its
+threshold and the margin between them, printed after CTest's own summary.
+
+CTest shows a passing test's output only under -V, so a student near a
+threshold (2.1x against 2.0x) would not see it. Each speed test appends its
+verdict line to a file in COURSE_VERDICT_DIR; CTest runs this script after
+the tests (CTEST_CUSTOM_POST_TEST, written into the build by
+cmake/Course.cmake) and, before them, `--clear` empties the folder.
+
+  speed_summary.py DIR            print the summary (nothing when no speed test ran)
+  speed_summary.py DIR --clear    remove the last run's verdicts
+"""
+import pathlib
+import re
+import shutil
+import sys
+
+VERDICT = re.compile(r"^lesson (\d+) (.*?): ([0-9.]+)x (faster|slower) than baseline "
+                     r"\(needs >= ([0-9.eE+]+)x on (\w+)")
+NEAR = 1.25  # a pass by less than this factor may fail on a busier run
+
+
+def main(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if argv else 2
+    folder = pathlib.Path(argv[0])
+    if "--clear" in argv[1:]:
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        return 0
+    rows = []
+    for f in sorted(folder.glob("verdict-*.txt")) if folder.is_dir() else []:
+        for line in f.read_text(errors="replace").splitlines():
+            m = VERDICT.match(line)
+            if m:
+                factor = float(m.group(3))
+                got = factor if m.group(4) == "faster" else (1 / factor if factor > 0 else 0.0)
+                rows.append((int(m.group(1)), m.group(2), got, float(m.group(5)), line))
+    if not rows:
+        return 0
+    rows.sort(key=lambda r: (r[0], r[1]))
+    print(f"\nSpeed tests in this run: measured against required ({len(rows)}):")
+    for lesson, _, got, need, line in rows:
+        margin = got / need if need > 0 else float("inf")
+        if got < need:
+            tag = "FAIL  "
+        elif margin < NEAR:
+            tag = "NEAR  "
+        else:
+            tag = "ok    "
+        print(f"  {tag}{line}  [margin {margin:.2f}x]")
+    near = sum(1 for _, _, g, n, _ in rows if n <= g < n * NEAR)
+    if near:
+        print(f"  NEAR: passed by less than {NEAR}x the threshold; a busier run may fail it")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
