@@ -22,6 +22,9 @@
 //
 // The matmul ceiling `sgemm` comes from course_sgemm (cuBLAS) or
 // course_blas_sgemm (OpenBLAS on the host CPU).
+// Under the device line it prints how the host waits for the GPU ("gpu wait:
+// ...", course::cuda_wait(), set before the OpenMP runtime started): the
+// report says it under its title.
 // The kernels and probes live beside this file (ceilings.hpp): ceilings_copy.cpp,
 // ceilings_host.cpp, ceilings_vendor.cpp; this file runs them and writes the rows.
 //   usage: course_ceilings [--n ELEMENTS] [--reps N] [--size tiny|teaching|full] [--csv FILE]
@@ -34,6 +37,7 @@
 
 #include "ceilings.hpp"
 #include "course/cli.hpp"
+#include "course/cuda_driver.hpp"
 #include "course/data.hpp"
 #include "course/device.hpp"
 #include "course/results.hpp"
@@ -64,6 +68,7 @@ int main(int argc, char **argv) {
   cli.parse(argc, argv);
 
   std::printf("%s\n", course::device_banner().c_str());
+  std::printf("gpu wait: %s\n", course::cuda_wait().note.c_str());
   const std::string size = std::to_string(n) + " floats";
   const double bytes = 2.0 * 4.0 * (double)n;  // read a, write b
   course::aligned_vector<float> a((std::size_t)n), b((std::size_t)n);

@@ -8,6 +8,10 @@ BUILD/report/ (or --out).
 
     report.py --build BUILD [--tiny | --full] [--lessons 1,3] [--out DIR]
 
+How the host waits for the GPU is COURSE_CUDA_WAIT's (spin, the default, or
+block; common/src/cuda_wait.cpp): every program gets it, and report.md says
+under its title which wait was used.
+
 The report knows no lesson. Each program's rows (course::ResultRow,
 common/include/course/results.hpp) say which table they belong to, their
 role (baseline, kernel under test, variant, part of a call, reference), the
@@ -44,8 +48,8 @@ sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 
 from course_report.analyse import annotate, ceilings_from  # noqa: E402
 from course_report.render import missing_why, render, write_csv  # noqa: E402
-from course_report.run import (Step, build_info, commit_of, describe, find_lessons, finished_before,  # noqa: E402
-                               first_device_line, run_step, size_args, unread_columns)
+from course_report.run import (Step, build_info, commit_of, cuda_wait, describe, find_lessons,  # noqa: E402
+                               finished_before, first_device_line, run_step, size_args, unread_columns)
 from course_report.schema import SOURCE_DIR, source_lessons  # noqa: E402
 
 
@@ -92,10 +96,30 @@ def parse_args(argv):
             p.error(f"--lessons: no lesson {bad[0] if bad else a.lessons!r} in lessons/; the course has lessons "
                     f"{', '.join(str(n) for n in sorted(known))}")
         a.lessons_wanted = wanted
+    if not cuda_wait():
+        p.error(f"COURSE_CUDA_WAIT must be 'spin' or 'block' (or unset: spin), got "
+                f"'{os.environ.get('COURSE_CUDA_WAIT')}'")
     a.mode = "tiny" if a.tiny else "full" if a.full else "teaching"
     if not a.timeout:
         a.timeout = 120 if a.tiny else 900
     return a, p
+
+
+def wait_text(device_class, said):
+    """The report's line on how the host waited for the GPU: COURSE_CUDA_WAIT, and what
+    course_ceilings says its start did (its "gpu wait:" line, @p said)."""
+    if device_class != "gpu":
+        return "none: the host device (COURSE_CUDA_WAIT acts on GPUs only)"
+    mode = cuda_wait()
+    how = {"spin": "every program made each GPU's CUDA primary context spin (CU_CTX_SCHED_SPIN) before LLVM's "
+                   "plugin started it, the vendor programs with cudaDeviceScheduleSpin: the host polls, one core "
+                   "busy while the GPU works",
+           "block": "LLVM's CUDA plugin set CU_CTX_SCHED_BLOCKING_SYNC, the vendor programs "
+                    "cudaDeviceScheduleBlockingSync: the host sleeps until an interrupt at the end of every "
+                    "target region and synchronisation, about 0.1 ms a call"}[mode]
+    said = said[len("gpu wait:"):].strip() if said else \
+        "course_ceilings does not say: built before the course set the wait itself"
+    return f"**{mode}** (COURSE_CUDA_WAIT={mode}): {how}; course_ceilings: {said}"
 
 
 # ---- main -------------------------------------------------------------------
@@ -207,6 +231,7 @@ def main(argv):
     ceilings = ceilings_from(rows)
     annotate(rows, ceilings, device_class)
     device_line = first_device_line(os.path.join(logdir, "ceilings.log")) or "device: unknown"
+    wait_line = wait_text(device_class, first_device_line(os.path.join(logdir, "ceilings.log"), "gpu wait:"))
     elapsed = time.monotonic() - t_start
 
     plots = []
@@ -219,7 +244,7 @@ def main(argv):
                          f"and run with the Python that has it: {sys.executable} has not)")
 
     md = render(rows, ceilings, info, commit_of(build, info), args, device_line, steps, failures, notes, plots, elapsed, lessons,
-                wanted, abouts)
+                wanted, abouts, wait_line)
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write(md)
     write_csv(rows, os.path.join(out, "report.csv"))

@@ -5,7 +5,10 @@
 // compared with cuBLAS at its own size. (The vendor's copy, the streaming
 // ceiling, is measured by course_ceilings through the CUDA driver.) Built
 // only where the CUDA toolkit with cuBLAS is found (report/CMakeLists.txt), or
-// on a GPU node by scripts/report-gpu.sh with nvcc. No OpenMP.
+// on a GPU node by scripts/report-gpu.sh with nvcc. No OpenMP. Each size is
+// timed on two clocks (report/vendor_cuda.hpp): CUDA events around the call
+// (the ceiling row "sgemm") and the host's clock around the call and its
+// cudaDeviceSynchronize (the reference row "sgemm per call").
 //   usage: course_sgemm [--n 1024,4096] [--reps 10] [--size tiny|teaching|full] [--csv FILE]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -35,12 +38,13 @@ int main(int argc, char **argv) {
                                       {"teaching", "256,512,1024,2048", 10},
                                       {"full", "256,512,1024,4096", 20}},
                                      {"", "4096", 10});
+  const std::string wait = vendor::set_wait(prog);
   cudaDeviceProp prop{};
   check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   int runtime = 0;
   cudaRuntimeGetVersion(&runtime);
-  std::printf("device: gpu %s (sm_%d%d), CUDA runtime %d.%d, cuBLAS SGEMM FP32\n", prop.name, prop.major, prop.minor,
-              runtime / 1000, (runtime % 1000) / 10);
+  std::printf("device: gpu %s (sm_%d%d), CUDA runtime %d.%d, cuBLAS SGEMM FP32, GPU wait %s\n", prop.name, prop.major,
+              prop.minor, runtime / 1000, (runtime % 1000) / 10, wait.c_str());
 
   cublasHandle_t h;
   check_blas(cublasCreate(&h), "cublasCreate");
@@ -65,17 +69,20 @@ int main(int argc, char **argv) {
       check_blas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one, dB, ni, dA, ni, &zero, dC, ni),
                  "cublasSgemm");
     };
-    const double ms = vendor::event_median_ms(prog, o.reps, 3, gemm);
-    const double gflops = 2.0 * (double)n * n * n / (ms * 1e-3) / 1e9;
+    const vendor::Times t = vendor::median_ms(prog, o.reps, 3, gemm);
+    const double flops = 2.0 * (double)n * n * n;
+    const double gflops = flops / (t.kernel_ms * 1e-3) / 1e9, call_gflops = flops / (t.call_ms * 1e-3) / 1e9;
     check_cuda(cudaMemcpy(C.data(), dC, bytes, cudaMemcpyDeviceToHost), "copy C");
     const double worst = vendor_sgemm::verify(n, A, B, C);
     const bool ok = worst >= 0;
     all_ok = all_ok && ok;
-    std::printf("  cuBLAS SGEMM %lldx%lld   %10.3f ms  %9.1f GFLOP/s  %s (worst relative error %.2e)\n", n, n, ms,
-                gflops, ok ? "PASS" : "FAILED", worst);
-    char note[160];
-    std::snprintf(note, sizeof note, "cuBLAS cublasSgemm CUBLAS_DEFAULT_MATH (no TF32), median of %lld", o.reps);
-    rows.push_back(vendor_sgemm::csv_row("sgemm", n, ms, gflops, ok, note));
+    std::printf("  cuBLAS SGEMM %lldx%lld   %10.3f ms  %9.1f GFLOP/s (kernel) %10.3f ms  %9.1f GFLOP/s (per call)  %s "
+                "(worst relative error %.2e)\n",
+                n, n, t.kernel_ms, gflops, t.call_ms, call_gflops, ok ? "PASS" : "FAILED", worst);
+    const std::string how = "cuBLAS cublasSgemm CUBLAS_DEFAULT_MATH (no TF32), ";
+    rows.push_back(vendor_sgemm::csv_row("sgemm", n, t.kernel_ms, gflops, ok, how + vendor::kernel_clock(o.reps)));
+    rows.push_back(vendor::call_row("sgemm", std::to_string(n) + "x" + std::to_string(n), t.call_ms, call_gflops,
+                                    "GFLOP/s", 0, flops, ok, how + vendor::call_clock(o.reps)));
     cudaFree(dA);
     cudaFree(dB);
     cudaFree(dC);

@@ -14,7 +14,11 @@
                                               still get a role, a ceiling and a %
     test_report.py --descriptions             what a program's --describe says
                                               picks its sizes (and none: defaults)
-    test_report.py                            the last two (no build needed)
+    test_report.py --vendor-clocks            the vendor table sets both sides per
+                                              call (host clock) beside the vendor's
+                                              kernel (CUDA events), each labelled;
+                                              the GPU wait is said and passed on
+    test_report.py                            the last three (no build needed)
 
 Every check prints what it expected and what it found.
 """
@@ -31,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.path.join(HERE, "report.py")
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
-from course_report import analyse, run, schema  # noqa: E402
+from course_report import analyse, render, run, schema  # noqa: E402
 
 problems = []
 
@@ -135,6 +139,8 @@ def end_to_end(build, out):
     for n in sorted(programs):
         check(f"## Lesson {n}:" in text, f"report.md has a section for lesson {n}")
     check("% of ceiling" in text, "report.md tables have a '% of ceiling' column")
+    head = text.split("\n## ")[0]
+    check("\n- GPU wait: " in head, "report.md says under its title how the host waited for the GPU")
     for seed in sorted({r["seed"] for r in rows if r.get("seed") and r.get("run") != "starter"}):
         check(f"### {seed}" in text, f"report.md has the seed table '{seed}'")
     if any(r.get("over_ceiling") == "1" and r.get("run") != "starter" for r in rows):
@@ -190,6 +196,11 @@ def bad_arguments(build):
         err = p.stderr.strip().splitlines()
         check(p.returncode == 2 and len(err) == 1 and err[0].startswith("report: error:"),
               f"report {' '.join(extra)}: exit {p.returncode}, stderr {err}")
+    p = subprocess.run([sys.executable, REPORT, "--build", build, "--validate-only"], capture_output=True, text=True,
+                       env=dict(os.environ, COURSE_CUDA_WAIT="sleepy"))
+    err = p.stderr.strip().splitlines()
+    check(p.returncode == 2 and len(err) == 1 and "COURSE_CUDA_WAIT" in err[0],
+          f"COURSE_CUDA_WAIT=sleepy: exit {p.returncode}, one line naming the variable: {err}")
 
 
 def old_rows():
@@ -277,6 +288,72 @@ def descriptions():
               f"no description: its defaults (no --reps it may not have) and a note: {args} {notes}")
 
 
+def vendor_clocks():
+    """The vendor table: both sides per call on the host's clock, the vendor's kernel on CUDA events, the
+    course's kernel time said to be unavailable; a bundle without per-call rows says so. And the wait."""
+    cols = ",".join(schema.COLUMNS) + "\n"
+    with tempfile.TemporaryDirectory() as d:
+        def csv_of(name, lines):
+            path = os.path.join(d, name)
+            with open(path, "w") as f:
+                f.write(cols + "".join(ln + "\n" for ln in lines))
+            return path
+        # CUB: 4 MB read in 1.0 ms on CUDA events (4 GB/s), 1.25 ms per call (3.2 GB/s).
+        cub = csv_of("cub.csv", ["0,ceiling,cub-sum-float,1000000,1,4,GB/s,cub-sum-float,PASS,events,ceiling,4e+06,0,0,,,0,,,0",
+                                 "0,ceiling,cub-sum-float per call,1000000,1.25,3.2,GB/s,,PASS,host,reference,4e+06,0,0,"
+                                 ",,0,,,0"])
+        # cuBLAS from a bundle built before the per-call rows: the kernel row only.
+        blas = csv_of("sgemm.csv", ["0,ceiling,sgemm,256x256,0.5,67.1,GFLOP/s,sgemm,PASS,events,ceiling,0,3.3554e+07,"
+                                    "0,,,0,,,0"])
+        # The course: the sum in 2.0 ms per call (2 GB/s); a matmul at 256.
+        l11 = csv_of("lesson11.csv", ["11,sum float,solution,1000000,2,2,GB/s,cub-sum-float,PASS,,kernel,4e+06,0,0,,,0,,,0"])
+        l4 = csv_of("lesson04.csv", ["4,matmul,solution,256x256,1,33.55,GFLOP/s,sgemm,PASS,,kernel,0,3.3554e+07,0,,,0,,,0"])
+        rows = (run.read_rows(run.Step("c", "course_cub", [], cub, 0, "vendor"))
+                + run.read_rows(run.Step("s", "course_sgemm", [], blas, 0, "vendor"))
+                + run.read_rows(run.Step("l", "lesson11", [], l11, 11, "solution"))
+                + run.read_rows(run.Step("m", "lesson04", [], l4, 4, "solution")))
+    ceilings = analyse.ceilings_from(rows)
+    analyse.annotate(rows, ceilings, "gpu")
+    check("cub-sum-float per call" not in ceilings, f"a per-call row is no ceiling: {sorted(ceilings)}")
+    table = render.vendor_table(rows, ceilings)
+    print(table)
+    head = table.splitlines()[0]
+    for label in ("vendor kernel, ms (CUDA events)", "vendor per call, ms (host clock)",
+                  "course per call, ms (host clock)", "course kernel, ms (device)",
+                  "% of vendor per call (host clock both)", "% of vendor kernel (course per call)"):
+        check(label in head, f"the vendor table has the column '{label}'")
+    line = next((ln for ln in table.splitlines() if "`cub-sum-float`" in ln), "")
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    want = ["`cub-sum-float`", "L11", "sum float: solution", "1000000", "1.000", "1.250", "2.000", "n/a", "62.5 %",
+            "50.0 %"]
+    check(cells == want, f"CUB's row: kernel 1.0 ms, per call 1.25 ms, the course 2.0 ms per call: 62.5 % on one "
+                         f"clock, 50 % of the kernel: {cells}")
+    line = next((ln for ln in table.splitlines() if "`sgemm`" in ln), "")
+    check("not measured" in line, f"a vendor row without its per-call twin says 'not measured': {line}")
+    check("not available" in table and "LIBOMPTARGET_PROFILE" in table,
+          "the table says the OpenMP kernel's own time is not available, and why")
+    # The wait: said under the title, and given to every program.
+    import report as report_main   # report/report.py
+    saved = os.environ.pop("COURSE_CUDA_WAIT", None)
+    try:
+        text = report_main.wait_text("gpu", "gpu wait: spin: CU_CTX_SCHED_SPIN on 1 of 1 GPU(s)")
+        check(text.startswith("**spin**") and "CU_CTX_SCHED_SPIN on 1 of 1" in text,
+              f"unset, the report says spin and what course_ceilings did: {text[:80]}")
+        check(run.child_env("/nonexistent/prog").get("COURSE_CUDA_WAIT") == "spin",
+              "unset, every program is given COURSE_CUDA_WAIT=spin")
+        os.environ["COURSE_CUDA_WAIT"] = "block"
+        text = report_main.wait_text("gpu", "")
+        check(text.startswith("**block**") and "does not say" in text,
+              f"block, and a course_ceilings that does not say: {text[:60]} ... {text[-60:]}")
+        check(run.child_env("/nonexistent/prog").get("COURSE_CUDA_WAIT") == "block",
+              "COURSE_CUDA_WAIT=block reaches every program")
+        check(report_main.wait_text("host", "").startswith("none"), "the host device: no GPU wait")
+    finally:
+        os.environ.pop("COURSE_CUDA_WAIT", None)
+        if saved is not None:
+            os.environ["COURSE_CUDA_WAIT"] = saved
+
+
 def main():
     a = argparse.ArgumentParser()
     a.add_argument("--build")
@@ -284,14 +361,18 @@ def main():
     a.add_argument("--bad-arguments", action="store_true")
     a.add_argument("--old-rows", action="store_true")
     a.add_argument("--descriptions", action="store_true")
+    a.add_argument("--vendor-clocks", action="store_true")
     o = a.parse_args()
     if o.old_rows:
         old_rows()
     elif o.descriptions:
         descriptions()
+    elif o.vendor_clocks:
+        vendor_clocks()
     elif not o.build:   # no build: the tests that need none
         old_rows()
         descriptions()
+        vendor_clocks()
     elif o.bad_arguments:
         bad_arguments(o.build)
     else:

@@ -178,6 +178,18 @@ inline std::string row(const std::string &name, const std::string &role, const s
          "," + num(bytes) + "," + num(flops) + ",0,,,0,,,0";
 }
 
+/// What a row's variant ends with when it is the per-call twin of the ceiling
+/// row of the same name and size (report/course_report/schema.py PER_CALL).
+inline const char *const kPerCall = " per call";
+
+/// The per-call twin of ceiling row @p name: the same call timed on the host's
+/// clock with its synchronisation (role "reference": no lesson row divides by
+/// it, the report's vendor table sets it beside the lesson's own per-call time).
+inline std::string call_row(const std::string &name, const std::string &size, double ms, double rate,
+                            const std::string &unit, double bytes, double flops, bool ok, const std::string &note) {
+  return row(name + kPerCall, "reference", size, ms, rate, unit, bytes, flops, ok, note);
+}
+
 inline int write_csv(const char *prog, const std::string &path, const std::vector<std::string> &rows) {
   if (path.empty()) return 0;
   FILE *f = std::fopen(path.c_str(), "a+");

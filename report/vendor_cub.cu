@@ -2,14 +2,18 @@
 // reductions and histograms, measured on the same card as the lessons: CUB's
 // DeviceReduce::Sum (int, float, double) and DeviceHistogram::HistogramEven
 // (256 bins of float samples in [0, 1)), and cudaMemcpy device to device
-// beside them. Each is timed with CUDA events around the call alone (the data
-// and the result stay on the device), the median of --reps after 2 warm-ups,
+// beside them. Each is timed on two clocks (report/vendor_cuda.hpp): CUDA
+// events around the call alone (the data and the result stay on the device),
+// and the host's clock around the call and its cudaDeviceSynchronize, as the
+// course's OpenMP calls are timed; the median of --reps after 2 warm-ups each,
 // and checked against a host reference.
 //   build: nvcc -O3 -std=c++17 -arch=sm_90 -o course_cub report/vendor_cub.cu
 //          (scripts/report-gpu.sh does, with the GPU node's nvcc)
 //   usage: course_cub [--n 268435456] [--reps 20] [--size tiny|teaching|full] [--csv FILE]
 //   rows:  ceilings cub-sum-int, cub-sum-float, cub-sum-double, cub-histogram
-//          (GB/s of the bytes read once); cudaMemcpy D2D as a reference row.
+//          (GB/s of the bytes read once, kernel clock), each with its
+//          "... per call" reference row (host clock); cudaMemcpy D2D as a
+//          reference row (and its per-call twin).
 #include <cub/cub.cuh>
 
 #include <cmath>
@@ -24,15 +28,20 @@ namespace {
 
 std::vector<std::string> rows;
 
-// Times f (CUDA events around the call alone), prints one line and adds one row.
+// Times f on both clocks, prints one line and adds two rows: the kernel's
+// (CUDA events) and the call's (host clock, "... per call").
 template <class F>
 void timed(const std::string &name, const std::string &role, std::size_t n, double bytes, long long reps, F &&f,
            bool ok, const std::string &how) {
-  const double med = vendor::event_median_ms("course_cub", reps, 2, f), gbs = bytes / med / 1e6;
-  std::printf("  %-16s %11zu %10.4f ms %9.1f GB/s  %s\n", name.c_str(), n, med, gbs, ok ? "ok" : "WRONG");
+  const vendor::Times t = vendor::median_ms("course_cub", reps, 2, f);
+  const double gbs = bytes / t.kernel_ms / 1e6, call_gbs = bytes / t.call_ms / 1e6;
+  std::printf("  %-16s %11zu %10.4f ms %9.1f GB/s (kernel) %10.4f ms %9.1f GB/s (per call)  %s\n", name.c_str(), n,
+              t.kernel_ms, gbs, t.call_ms, call_gbs, ok ? "ok" : "WRONG");
   std::fflush(stdout);
-  rows.push_back(vendor::row(name, role, std::to_string(n), med, gbs, "GB/s", bytes, 0, ok,
-                             how + ", CUDA events around the call, median of " + std::to_string(reps)));
+  rows.push_back(vendor::row(name, role, std::to_string(n), t.kernel_ms, gbs, "GB/s", bytes, 0, ok,
+                             how + ", " + vendor::kernel_clock(reps)));
+  rows.push_back(vendor::call_row(name, std::to_string(n), t.call_ms, call_gbs, "GB/s", bytes, 0, ok,
+                                  how + ", " + vendor::call_clock(reps)));
 }
 
 unsigned mix(unsigned long long i) {  // a reproducible pseudo-random stream
@@ -124,10 +133,11 @@ int main(int argc, char **argv) {
                                             "elements", 1LL << 30,
                                             {{"tiny", "1048576", 5}, {"teaching", "67108864", 10}, {"full", "268435456", 20}},
                                             {"default", "268435456", 20}});
+  const std::string wait = vendor::set_wait(prog);
   cudaDeviceProp p{};
   CK(cudaGetDeviceProperties(&p, 0));
-  std::printf("device: gpu %s (sm_%d%d, %d SMs), CUDA runtime %d, CUB %d\n", p.name, p.major, p.minor,
-              p.multiProcessorCount, CUDART_VERSION, CUB_VERSION);
+  std::printf("device: gpu %s (sm_%d%d, %d SMs), CUDA runtime %d, CUB %d, GPU wait %s\n", p.name, p.major, p.minor,
+              p.multiProcessorCount, CUDART_VERSION, CUB_VERSION, wait.c_str());
   for (long long n : o.sizes) {
     const auto un = static_cast<std::size_t>(n);
     copy(un, o.reps);

@@ -6,8 +6,10 @@
 //   build: nvcc -O3 -std=c++17 -arch=sm_90 -o course_cuda_nbody report/vendor_nbody.cu
 //          (scripts/report-gpu.sh does, with the GPU node's nvcc)
 //   usage: course_cuda_nbody [--n 65536] [--reps 20] [--size tiny|teaching|full] [--csv FILE]
-//   rows:  ceiling cuda-nbody (GFLOP/s at "N bodies"): a peer, which a
-//          course kernel may beat, not a bound.
+//   rows:  ceiling cuda-nbody (GFLOP/s at "N bodies", CUDA events around the
+//          launch): a peer, which a course kernel may beat, not a bound; and
+//          its "cuda-nbody per call" reference row (host clock around the
+//          launch and cudaDeviceSynchronize: report/vendor_cuda.hpp).
 #include <cmath>
 #include <string>
 
@@ -53,9 +55,9 @@ __global__ void step(const float4 *__restrict__ pos, float4 *__restrict__ vel, f
   }
 }
 
-// One size: times the step, checks body 0's acceleration against a double sum,
-// returns the row.
-std::string measure(int n, long long reps) {
+// One size: times the step on both clocks, checks body 0's acceleration
+// against a double sum, adds the two rows.
+void measure(int n, long long reps, std::vector<std::string> &rows) {
   n = (n + kTile - 1) / kTile * kTile;  // whole tiles: the classic kernel has no tail
   std::vector<float4> p(n), v(n, make_float4(0, 0, 0, 0));
   unsigned s = 12345;
@@ -81,16 +83,20 @@ std::string measure(int n, long long reps) {
   }
   const bool ok = std::abs(gv[0].x - ax * 1e-3) <= 1e-3 * std::abs(ax * 1e-3) + 1e-9;
   CK(cudaMemcpy(dv, v.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
-  const double med = vendor::event_median_ms("course_cuda_nbody", reps, 2, run);
+  const vendor::Times t = vendor::median_ms("course_cuda_nbody", reps, 2, run);
   CK(cudaFree(dp));
   CK(cudaFree(dv));
   CK(cudaFree(dq));
-  const double flops = 20.0 * double(n) * n, gflops = flops / med / 1e6;
-  std::printf("  classic CUDA N-body %7d bodies %10.4f ms %9.1f GFLOP/s  %s\n", n, med, gflops, ok ? "ok" : "WRONG");
+  const double flops = 20.0 * double(n) * n, gflops = flops / t.kernel_ms / 1e6, call_gflops = flops / t.call_ms / 1e6;
+  std::printf("  classic CUDA N-body %7d bodies %10.4f ms %9.1f GFLOP/s (kernel) %10.4f ms %9.1f GFLOP/s (per call)  %s\n",
+              n, t.kernel_ms, gflops, t.call_ms, call_gflops, ok ? "ok" : "WRONG");
   std::fflush(stdout);
-  return vendor::row("cuda-nbody", "ceiling", std::to_string(n) + " bodies", med, gflops, "GFLOP/s", 0, flops, ok,
-                     "classic tiled CUDA kernel (float4, shared tile of 256, rsqrtf), CUDA events, median of " +
-                         std::to_string(reps));
+  const std::string how = "classic tiled CUDA kernel (float4, shared tile of 256, rsqrtf), ";
+  const std::string size = std::to_string(n) + " bodies";
+  rows.push_back(vendor::row("cuda-nbody", "ceiling", size, t.kernel_ms, gflops, "GFLOP/s", 0, flops, ok,
+                             how + vendor::kernel_clock(reps)));
+  rows.push_back(vendor::call_row("cuda-nbody", size, t.call_ms, call_gflops, "GFLOP/s", 0, flops, ok,
+                                  how + vendor::call_clock(reps)));
 }
 
 }  // namespace
@@ -102,11 +108,12 @@ int main(int argc, char **argv) {
                                             "bodies", 1 << 20,
                                             {{"tiny", "1024", 3}, {"teaching", "65536", 10}, {"full", "65536", 20}},
                                             {"default", "65536", 20}});
+  const std::string wait = vendor::set_wait(prog);
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device: gpu %s (sm_%d%d, %d SMs), CUDA runtime %d\n", prop.name, prop.major, prop.minor,
-              prop.multiProcessorCount, CUDART_VERSION);
+  std::printf("device: gpu %s (sm_%d%d, %d SMs), CUDA runtime %d, GPU wait %s\n", prop.name, prop.major, prop.minor,
+              prop.multiProcessorCount, CUDART_VERSION, wait.c_str());
   std::vector<std::string> rows;
-  for (long long n : o.sizes) rows.push_back(measure(static_cast<int>(n), o.reps));
+  for (long long n : o.sizes) measure(static_cast<int>(n), o.reps, rows);
   return vendor::write_csv(prog, o.csv, rows);
 }

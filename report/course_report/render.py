@@ -9,8 +9,8 @@ import datetime
 import math
 import os
 
-from .analyse import size_key
-from .schema import CEILING_FALLBACK, CEILING_WHAT, COLUMNS, EXTRA_COLUMNS, source_lessons
+from .analyse import ceiling_at, rate_in, size_key
+from .schema import CEILING_FALLBACK, CEILING_WHAT, COLUMNS, EXTRA_COLUMNS, PER_CALL, source_lessons
 
 
 def fmt(v, digits=1, suffix=""):
@@ -147,11 +147,39 @@ def summary_table(rows, device_class):
     return md_table(head, body, ["---", "---", "---", "---", "---:", "---:", "---:", "---:", "---"]) + "\n"
 
 
+def per_call_rows(rows):
+    """{(ceiling name, size): row}: the vendor programs' per-call twins of their ceiling rows
+    (report/vendor.hpp call_row), the faster where measured twice."""
+    out = {}
+    for r in rows:
+        if (r["lesson"] == 0 and r["role"] == "reference" and r["variant"].endswith(PER_CALL)
+                and r["status"] == "PASS" and r["time_ms"] > 0):
+            key = (r["variant"][:-len(PER_CALL)], r["size"])
+            if key not in out or r["time_ms"] < out[key]["time_ms"]:
+                out[key] = r
+    return out
+
+
+# What the vendor table's clocks are, said under it.
+VENDOR_CLOCKS = (
+    "Clocks. *Kernel, CUDA events*: the vendor's call alone, timed on the GPU between two events. *Per call, host "
+    "clock*: one call timed on the host's steady clock from the call to the end of its synchronisation "
+    "(cudaDeviceSynchronize for the vendor; the end of the target region, with any result it maps back, for the "
+    "course), the median of each program's runs. The per-call columns compare like with like. *Course kernel, "
+    "device*: not available: LLVM 19's and 21's CUDA plugin give no device time for an OpenMP kernel without a "
+    "profiler (no OMPT device-trace records; LIBOMPTARGET_PROFILE's entries are host-side time scopes), so the "
+    "course's figure is its per-call time, and the last column divides the vendor's kernel time by it: it charges "
+    "the course for the launch and the wait that the vendor's figure leaves out (`nsys` gives the kernels' own "
+    "times). Under `--cuda-wait block` (COURSE_CUDA_WAIT=block) every per-call time holds a wake-up from sleep.\n")
+
+
 def vendor_table(rows, ceilings):
     """The course's kernels against the vendor's code: for each ceiling a vendor program measured (cuBLAS, CUB,
     the classic CUDA N-body; OpenBLAS on the host), every lesson whose kernel under test names it, at its
-    largest size, with its share of the vendor's rate."""
+    largest size: both sides per call on the host's clock, and the vendor's kernel on the GPU's (CUDA events),
+    each column labelled with its clock (VENDOR_CLOCKS)."""
     vendors = [name for name, crows in ceilings.items() if any(c.get("run") == "vendor" for c in crows)]
+    calls = per_call_rows(rows)
     body = []
     for name in vendors:
         mains = [r for r in rows if r["is_main"] and r["run"] != "starter" and r["ceiling_used"] == name
@@ -162,17 +190,30 @@ def vendor_table(rows, ceilings):
             if key not in best or (size_key(r["size"]), r["pct_of_ceiling"]) > (size_key(best[key]["size"]),
                                                                                best[key]["pct_of_ceiling"]):
                 best[key] = r
-        top = ceilings[name][-1]
-        vendor = f"{fmt(top['rate'], 1)} {top['unit']} at {top['size']}"
         if not best:
-            body.append([f"`{name}`", vendor, "", "_no kernel in this run names it_", "", "", ""])
+            top = ceilings[name][-1]
+            call = calls.get((name, top["size"]))
+            body.append([f"`{name}`", "", "_no kernel in this run names it_", top["size"], fmt(top["time_ms"], 3),
+                         fmt(call["time_ms"], 3) if call else "not measured", "", "", "", ""])
         for k, (n, r) in enumerate(sorted(best.items())):
-            body.append([f"`{name}`" if k == 0 else "", vendor if k == 0 else "", f"L{n}",
-                         f"{r['experiment']}: {r['variant']}", r["size"], rate_text(r), fmt(r["pct_of_ceiling"], 1, " %")])
+            c = ceiling_at(ceilings[name], r["size"])
+            call = calls.get((name, c["size"]))
+            at = f" (at {c['size']})" if c["size"] != r["size"] else ""
+            same = ""
+            if call and call["rate"] > 0:
+                mine = rate_in(r, call["unit"])
+                same = fmt(100.0 * mine / call["rate"], 1, " %") if mine else ""
+            body.append([f"`{name}`" if k == 0 else "", f"L{n}", f"{r['experiment']}: {r['variant']}", r["size"],
+                         fmt(c["time_ms"], 3) + at, (fmt(call["time_ms"], 3) + at) if call else "not measured",
+                         fmt(r["time_ms"], 3), "n/a", same or "n/a", fmt(r["pct_of_ceiling"], 1, " %")])
     if not body:
         return "_No vendor program ran here (see the ceilings' notes)._\n"
-    return md_table(["vendor's code", "its rate", "lesson", "the course's kernel", "size", "rate", "% of the vendor's"],
-                    body, ["---", "---:", "---", "---", "---", "---:", "---:"]) + "\n"
+    return md_table(["vendor's code", "lesson", "the course's kernel", "size",
+                     "vendor kernel, ms (CUDA events)", "vendor per call, ms (host clock)",
+                     "course per call, ms (host clock)", "course kernel, ms (device)",
+                     "% of vendor per call (host clock both)", "% of vendor kernel (course per call)"],
+                    body, ["---", "---", "---", "---", "---:", "---:", "---:", "---:", "---:", "---:"]) + "\n\n" + \
+        VENDOR_CLOCKS
 
 
 # The vendor programs a ceiling may be missing from, as ceilings_section names them:
@@ -260,12 +301,14 @@ def lesson_section(n, folder, about, lrows, built):
 
 
 def render(rows, ceilings, info, commit, args, device_line, steps, failures, notes, plots, elapsed, lessons,
-           wanted, abouts):
-    """report.md: everything above, in order (args: the sizes' mode and the output folder)."""
+           wanted, abouts, wait_line=""):
+    """report.md: everything above, in order (args: the sizes' mode and the output folder; wait_line: how
+    the host waited for the GPU, said under the title)."""
     device_class = info.get("device_class", "host")
     now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     md = [f"# Course report — {device_class} device\n",
           f"- {device_line}",
+          f"- GPU wait: {wait_line or 'not stated'}",
           f"- date {now}; commit {commit}",
           f"- build: {info.get('track', '?')} track, {info.get('build_type', 'Release')}, "
           f"{info.get('compiler', 'clang')}, triple {info.get('triple', '?')}"

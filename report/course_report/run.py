@@ -14,7 +14,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from .schema import CEILING_ALIASES, COLUMNS, NUMERIC, SOURCE_DIR
+from .schema import CEILING_ALIASES, COLUMNS, CUDA_WAITS, NUMERIC, SOURCE_DIR
 
 
 @dataclass
@@ -108,6 +108,14 @@ def course_env(program):
 _warned_env = set()
 
 
+def cuda_wait():
+    """How the programs wait for the GPU: COURSE_CUDA_WAIT as each reads it before its OpenMP
+    runtime starts (common/src/cuda_wait.cpp): unset or empty is "spin"; "" for any other value,
+    which every program refuses (report.py refuses it first)."""
+    w = os.environ.get("COURSE_CUDA_WAIT") or CUDA_WAITS[0]
+    return w if w in CUDA_WAITS else ""
+
+
 def child_env(program):
     """This process's environment with the build's run environment over it: what CTest gives
     the tests (OMP_TARGET_OFFLOAD=MANDATORY, LLVM's lib folder first on LD_LIBRARY_PATH, ...)."""
@@ -122,6 +130,10 @@ def child_env(program):
         env.update(facts.get("environment", {}))
         for name, first in facts.get("paths_first", {}).items():
             env[name] = first + (":" + env[name] if env.get(name) else "")
+    # The wait the report states under its title, for every program (a course-env.json
+    # cannot change it behind the report's back).
+    if cuda_wait():
+        env["COURSE_CUDA_WAIT"] = cuda_wait()
     # scripts/report-gpu.sh: the packed LLVM runtime instead of the build machine's, for the
     # programs and not for this Python
     if env.get("COURSE_CHILD_LD_LIBRARY_PATH"):
@@ -301,11 +313,12 @@ def find_lessons(build):
     return found
 
 
-def first_device_line(log):
+def first_device_line(log, prefix="device:"):
+    """The first line of a log that starts with @p prefix ("device:", "gpu wait:"), else ""."""
     try:
         with open(log, errors="replace") as f:
             for line in f:
-                if line.startswith("device:"):
+                if line.startswith(prefix):
                     return line.strip()
     except OSError:
         pass

@@ -18,6 +18,11 @@ EXTRA_COLUMNS = ["program", "run", "is_main", "gbs", "gflops", "ceiling_used", "
                  "pct_of_ceiling", "pct_of_peak", "over_ceiling", "speedup_vs_baseline", "baseline"]
 
 MODES = ("tiny", "teaching", "full")
+# How the host waits for the GPU: COURSE_CUDA_WAIT's values (common/src/cuda_wait.cpp), the first the default.
+CUDA_WAITS = ("spin", "block")
+# A vendor program's per-call twin of a ceiling row ends its variant so (report/vendor.hpp kPerCall):
+# the same call on the host's clock, its synchronisation included, where the ceiling row is CUDA events.
+PER_CALL = " per call"
 # Older names of the ceilings, still accepted from older programs' rows.
 CEILING_ALIASES = {"copy-bandwidth": "copy", "fp32-peak": "fp32"}
 # Where a ceiling was not measured, the next best one (and the row says so).
