@@ -9,7 +9,9 @@
 # checksum>), puts it on LD_LIBRARY_PATH, sets the environment the program's
 # tests run with (course-env.json of its build: OMP_TARGET_OFFLOAD=MANDATORY,
 # so a kernel that cannot run on the GPU fails instead of quietly running on
-# the CPU), and runs the command. A pack made with --with-libc (a build from a
+# the CPU), and runs the command. The rest of the caller's environment goes
+# through as it is: COURSE_CUDA_WAIT=block, say, for LLVM's sleeping wait
+# instead of the course's spinning one (common/src/cuda_wait.cpp). A pack made with --with-libc (a build from a
 # newer system than the node) brings its own ld-linux: the program is started
 # through it, with the pack first and the node's driver folder after it.
 set -euo pipefail
