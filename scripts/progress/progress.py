@@ -30,6 +30,7 @@ import json
 import os
 import pathlib
 import re
+import signal
 import subprocess
 import sys
 
@@ -122,8 +123,8 @@ def gather(args, build, tree, subdir):
         if problems or not (touched or args.all):
             pass
         elif not in_build:
-            note = (f"not in this build ({build.name} was configured with COURSE_LESSONS={configured}): "
-                    f"configure with -DCOURSE_LESSONS= (empty: all lessons)")
+            note = (f"not built here (COURSE_LESSONS={configured}): configure {build.name} again with "
+                    f"-DCOURSE_LESSONS= (empty: every lesson)")
         else:
             if not args.no_run:
                 rc = run_lesson(build, n, xml, out / f"lesson{n}.log")
@@ -262,6 +263,8 @@ def lesson_list(text):
 
 
 def main():
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly, no traceback
     ap = argparse.ArgumentParser(prog="progress.sh", description=__doc__.split("\n")[0])
     ap.add_argument("--build", help="the build folder (default: build/, the student preset's)")
     ap.add_argument("--lessons", type=lesson_list, help="only these lessons, e.g. 1,3")
