@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstddef>
 
+#include <omp.h>
+
 namespace course::baseline::lesson9 {
 
 #pragma omp declare target
@@ -54,6 +56,21 @@ void kernel_present(int n, const float *first, const float *second, float *resul
 
 void exit_result(int n, const float *first, const float *second, float *result, int device) {
 #pragma omp target exit data device(device) map(from : result[0:n]) map(release : first[0:n], second[0:n])
+}
+
+void add_exp_one_thread(int n, const float *first, const float *second, float *result, int terms, int device) {
+  // A target region with no teams or parallel loop: the initial thread of one
+  // team runs the whole loop.
+#pragma omp target device(device) is_device_ptr(first, second, result)
+  for (int i = 0; i < n; ++i) result[i] = first[i] + series(second[i], terms);
+}
+
+float *pinned_floats(std::size_t n) {
+  return static_cast<float *>(omp_alloc(sizeof(float) * n, llvm_omp_target_host_mem_alloc));
+}
+
+void free_pinned_floats(float *p) {
+  if (p) omp_free(p, llvm_omp_target_host_mem_alloc);
 }
 
 }  // namespace course::baseline::lesson9

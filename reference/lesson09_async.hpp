@@ -6,6 +6,7 @@
 ///        its double-precision reference. Fixed code, never the student's.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace course::baseline::lesson9 {
@@ -36,5 +37,19 @@ void enter_inputs(int n, const float *first, const float *second, float *result,
 void kernel_present(int n, const float *first, const float *second, float *result, int terms, int device);  ///< kernel on present data
 void exit_result(int n, const float *first, const float *second, float *result, int device);  ///< result out, all released
 ///@}
+
+/// The add-exp loop on ONE thread of @p device, over device arrays (pointers
+/// from omp_target_alloc on that device): the baseline that shows whether a
+/// kernel spreads its loop over the device's threads.
+void add_exp_one_thread(int n, const float *first, const float *second, float *result, int terms, int device);
+
+/// @p n floats of LLVM's pinned host memory (omp_alloc with
+/// llvm_omp_target_host_mem_alloc, an LLVM extension), null if none: the
+/// memory the pipeline's speed test runs on, so that on a GPU it measures the
+/// overlap and not the driver's staging of pageable copies (lesson 9, step 9.4).
+float *pinned_floats(std::size_t n);
+
+/// Frees memory from pinned_floats() (null: nothing).
+void free_pinned_floats(float *p);
 
 }  // namespace course::baseline::lesson9

@@ -55,6 +55,7 @@ struct DataOp {
   std::uintptr_t host = 0;    ///< host address (copies; a map's allocation)
   std::uintptr_t target = 0;  ///< device address
   std::size_t bytes = 0;
+  long task = -1;             ///< the index in Log::tasks of the `nowait` target task it ran in (-1: none)
 };
 
 /// One copy or kernel with its start and end, for a timeline.
@@ -155,6 +156,25 @@ struct Log {
       heads += !after_some;
     }
     return heads;
+  }
+  /// True when task @p later must wait for task @p earlier (indices in
+  /// tasks), directly or through tasks between them, by their depend lists
+  /// (the rule of chain_heads()). Tasks are ordered only after tasks created
+  /// before them, so @p earlier < @p later is needed.
+  bool ordered_after(long later, long earlier) const {
+    if (earlier < 0 || later <= earlier || later >= (long)tasks.size()) return false;
+    std::vector<char> reach(tasks.size(), 0);
+    reach[(std::size_t)earlier] = 1;
+    for (long t = earlier + 1; t <= later; ++t)
+      for (const auto &d : tasks[(std::size_t)t].depends)
+        for (long e = earlier; e < t && !reach[(std::size_t)t]; ++e)
+          if (reach[(std::size_t)e])
+            for (const auto &prior : tasks[(std::size_t)e].depends)
+              if (prior.address == d.address && (d.writes || prior.writes)) {
+                reach[(std::size_t)t] = 1;
+                break;
+              }
+    return reach[(std::size_t)later] != 0;
   }
 };
 
@@ -286,10 +306,20 @@ inline void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int
   }
 }
 
-inline void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *) {
-  if (status != ompt_task_complete) return;
+// The recorded task this thread runs now (-1: none of this recording's):
+// the offload runtime does not say in which task a copy ran (LLVM 19 passes
+// no target task to the data-op callback), so each copy takes the task its
+// thread was switched to last.
+inline long &current_task() {
+  thread_local long t = -1;
+  return t;
+}
+
+inline void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next) {
   auto &s = state();
   std::lock_guard<std::mutex> g(s.lock);
+  current_task() = index_of(s, next);
+  if (status != ompt_task_complete) return;
   const long i = index_of(s, prior);
   if (i >= 0) s.log.tasks[(std::size_t)i].completed = true;
 }
@@ -356,7 +386,8 @@ inline void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
   }
 }
 
-inline void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *, ompt_data_t *, ompt_id_t *host_op_id,
+inline void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data, ompt_data_t *,
+                       ompt_id_t *host_op_id,
                        ompt_target_data_op_t op, void *src, int src_device, void *dest, int dest_device, size_t bytes,
                        const void *) {
   if (endpoint == ompt_scope_begin) {  // only opens the copy's timed event
@@ -394,6 +425,8 @@ inline void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *, ompt_data_
   auto &s = state();
   std::lock_guard<std::mutex> g(s.lock);
   if (!s.recording) return;
+  d.task = index_of(s, target_task_data);
+  if (d.task < 0) d.task = current_task();
   s.log.data_ops.push_back(d);
   if (host_op_id && (d.kind == DataOp::to_device || d.kind == DataOp::from_device)) {
     Event e;

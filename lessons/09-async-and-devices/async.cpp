@@ -5,6 +5,7 @@
 //                      `target teams ... nowait`, `depend`, `taskwait`
 //   9.2 device memory: omp_target_alloc / omp_target_memcpy / is_device_ptr / omp_target_free
 //   9.3 every device:  one share per device, `device(d)`, all devices at once
+//   9.4 pinned memory: host memory a GPU copies at full speed: omp_alloc with an allocator
 // Run `ctest -L lesson9` after each step; see README.md for hints.
 #include <algorithm>
 #include <cstddef>
@@ -129,6 +130,24 @@ std::vector<DeviceReport> add_exp_all_devices(const Job &job, int devices) {
   }
   // END TODO
   return reports;
+}
+
+float *pinned_alloc(std::size_t n) {
+  // TODO(9.4): this is ordinary, pageable memory: a GPU copies from it through
+  // a staging buffer of its driver's, slowly and not beside a kernel. Take
+  // pinned host memory from the OpenMP runtime instead: omp_alloc(bytes,
+  // allocator) with an allocator for it. The standard way is an allocator
+  // with the `omp_atk_pinned` trait (omp_init_allocator); README step 9.4 says
+  // why LLVM 19 needs one of LLVM's own predefined allocators instead.
+  return new float[n];
+  // END TODO
+}
+
+void pinned_free(float *p) {
+  // TODO(9.4): give the memory back the way pinned_alloc() took it (omp_free,
+  // with the same allocator).
+  delete[] p;
+  // END TODO
 }
 
 }  // namespace lesson9

@@ -2,7 +2,9 @@
 /// @brief Lesson 9 interface: one job -- add-exp with a tunable amount of
 ///        arithmetic per element -- run three ways: as a pipeline whose copies
 ///        overlap its kernels (9.1), on device memory you allocate and copy
-///        yourself (9.2), and split over every offload device (9.3).
+///        yourself (9.2), and split over every offload device (9.3); and the
+///        pinned host memory that lets a GPU's copies run at full speed and
+///        beside its kernels (9.4).
 ///
 /// All host pointers are ordinary host arrays; `first` and `second` are
 /// inputs, `result` is output only (its old contents must not matter: the
@@ -11,6 +13,7 @@
 
 #include <omp.h>
 
+#include <cstddef>
 #include <vector>
 
 namespace lesson9 {
@@ -140,6 +143,23 @@ std::vector<DeviceReport> add_exp_all_devices(const Job &job, int devices);
 inline std::vector<DeviceReport> add_exp_all_devices(const Job &job) {
   return add_exp_all_devices(job, omp_get_num_devices());
 }
+///@}
+
+/// @name 9.4 Pinned host memory
+/// A GPU copies host memory by DMA, which needs pages the operating system
+/// will not move: pinned (page-locked) memory. From ordinary, pageable memory
+/// (new, malloc, std::vector) the driver first copies each piece into a
+/// pinned buffer of its own, which is slower and keeps the copy from running
+/// beside a kernel. On the host-offload device both are the same RAM.
+///@{
+
+/// Returns @p n floats of pinned host memory: ordinary host memory to the host
+/// (read and write it like any array, map it, copy from it), which a GPU
+/// copies from and to directly. Null if the runtime has none. @p n >= 1.
+float *pinned_alloc(std::size_t n);
+
+/// Gives back memory from pinned_alloc() (null: does nothing).
+void pinned_free(float *p);
 ///@}
 
 }  // namespace lesson9
