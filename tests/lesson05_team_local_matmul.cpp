@@ -4,9 +4,14 @@
 // matmul of lesson 2. Speedups time kernels only: the inputs stay on the device
 // in a `target data` region around the interleaved runs.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -209,4 +214,240 @@ TEST_CASE("tile-16 matmul is faster than the naive offload", "[lesson5][speedup]
 }
 TEST_CASE("final matmul is faster than the naive offload", "[lesson5][speedup]") {
   grade(thresholds::kMatmul, "lesson 5 final matmul", lesson5::matmul);
+}
+
+// ---- the technique, by the compiler (lesson5::source_file) -----------------
+// No answer tells a tiled kernel from an untiled one. A team of one thread
+// (`num_threads(1)`, barriers gone) computes the right C; so do rows of A and
+// B read straight from device memory into Cs with the tiles left at zero, and
+// on the host device both ran faster than the tiled kernel (1.8x and 6.9x
+// against its 1.8x: a CPU's caches do what team-local memory does on a GPU).
+// A product whose loops are not unrolled is right too, and on the host still
+// 4.0x over the naive kernel (the final test needs 3x). So these tests compile
+// the graded matmul.cpp again and read what the compiler makes of it:
+// -ast-print (the source as the compiler parsed it, a second) shows the
+// directives and which arrays each statement reads and writes; the optimized
+// LLVM IR for the host device (about 15 s on a busy 2-core machine) shows
+// which arrays stayed in memory, as in lesson 4.
+namespace {
+
+struct Compiled {
+  bool ok = false;       // the compiler ran and succeeded
+  bool skipped = false;  // not graded here: no compiler or source on a GPU node
+  std::string why, out, cmd;
+};
+
+// matmul.cpp compiled with @p flags, for the host (-ast-print) or the host
+// device (IR).
+Compiled compile_matmul(const std::string &flags) {
+  namespace fs = std::filesystem;
+  Compiled r;
+  const fs::path src = lesson5::source_file();
+  // matmul.hpp and the .inc files live in lessons/ only; the graded file may
+  // be a step's mutant in the build folder, so they are found from this
+  // test's own path (tests/ beside lessons/).
+  const fs::path headers = fs::path(__FILE__).parent_path().parent_path() / "lessons" / "05-team-local-matmul";
+  const std::string cxx = course_test::course_clang();
+  if (cxx.empty() || !fs::exists(src) || !fs::exists(headers)) {
+    r.why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
+                        : (fs::exists(src) ? headers : src).string() + " is not on this machine";
+    r.skipped = course::device_info().is_gpu();  // a GPU node may run binaries built elsewhere
+    return r;
+  }
+  r.cmd = cxx + " -std=c++20 -fopenmp " + flags + " -I'" + headers.string() + "' '" + src.string() + "' 2>&1";
+  FILE *pipe = popen(r.cmd.c_str(), "r");
+  if (!pipe) {
+    r.why = "cannot run " + cxx;
+    return r;
+  }
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe)) r.out += buf;
+  r.ok = pclose(pipe) == 0;
+  if (!r.ok) r.why = "the compiler failed:\n" + r.out.substr(0, 3000);
+  return r;
+}
+
+// Fails (or, where the compile cannot run on a GPU node, warns) when a
+// compile did not run; true when the test may go on.
+bool compiled(const Compiled &c, const char *what) {
+  if (c.ok) return true;
+  if (c.skipped) {
+    WARN("cannot ask the compiler about " << what << " (" << c.why << "); not graded here");
+    return false;
+  }
+  INFO("compiler: " << c.cmd);
+  FAIL("cannot ask the compiler about " << what << ": " << c.why);
+  return false;
+}
+
+// The lines of matmul_tiled's definition in -ast-print output (the template
+// as written: ast-print writes it from its `template <int T> void
+// matmul_tiled(...) {` line to a `}` alone), leading spaces removed.
+std::vector<std::string> tiled_body(const std::string &ast) {
+  std::vector<std::string> body;
+  std::istringstream in(ast);
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (!inside) {
+      inside = line.find("void matmul_tiled(") != std::string::npos && !line.empty() && line.back() == '{';
+      continue;
+    }
+    if (line == "}") return body;
+    body.push_back(line.substr(std::min(line.find_first_not_of(' '), line.size())));
+  }
+  return {};
+}
+
+// Whether @p line uses the name @p id (a whole identifier) followed by @p next.
+bool uses(const std::string &line, const std::string &id, const std::string &next = "") {
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (auto at = line.find(id + next); at != std::string::npos; at = line.find(id + next, at + 1))
+    if ((at == 0 || !word(line[at - 1])) && (!next.empty() || at + id.size() == line.size() || !word(line[at + id.size()])))
+      return true;
+  return false;
+}
+
+// The argument of clause @p clause ("num_threads") in directive @p line; ""
+// when the clause is absent.
+std::string clause_of(const std::string &line, const std::string &clause) {
+  const auto at = line.find(clause + "(");
+  if (at == std::string::npos) return "";
+  int depth = 0;
+  for (auto i = at + clause.size(); i < line.size(); ++i) {
+    depth += line[i] == '(' ? 1 : line[i] == ')' ? -1 : 0;
+    if (depth == 0) return line.substr(at + clause.size() + 1, i - at - clause.size() - 1);
+  }
+  return line.substr(at);
+}
+
+}  // namespace
+
+// Steps 5.1 and 5.2 by structure: the team asks for T x T threads, the
+// tiles are filled from A and B and are the only way their values reach the
+// product, and two barriers separate the phases. A GPU node without the
+// compiler or the sources warns and passes (the answers grade it there).
+TEST_CASE("matmul_tiled multiplies team-local tiles with a team of T x T threads and two barriers",
+          "[lesson5][correctness]") {
+  static const Compiled ast =
+      compile_matmul("-fsyntax-only -Xclang -ast-print -Xclang -ast-dump-filter -Xclang lesson5::matmul_tiled");
+  if (!compiled(ast, "matmul_tiled")) return;
+  const auto body = tiled_body(ast.out);
+  if (body.empty())
+    FAIL("could not find matmul_tiled in the compiler's -ast-print output (a newer clang may print it "
+         "differently): this test, not your code, needs a look. Compiler: "
+         << ast.cmd);
+
+  // A team of T x T threads: what the teams and parallel directives ask for.
+  int barriers = 0;
+  for (const auto &line : body) {
+    if (line.rfind("#pragma omp barrier", 0) == 0) ++barriers;
+    const bool teams = line.rfind("#pragma omp target teams", 0) == 0, parallel = line.rfind("#pragma omp parallel", 0) == 0;
+    if (!teams && !parallel) continue;
+    const std::string clause = teams ? "thread_limit" : "num_threads";
+    const std::string asked = clause_of(line, clause);
+    if (!asked.empty() && asked != "T * T")
+      FAIL("matmul_tiled's team asks for `" << clause << "(" << asked << ")`, not the T x T threads of a tile:\n    "
+           << line << "\nThe technique is a team that shares its tiles: T x T threads (one per element of C's "
+           << "tile) copy each tile together, wait for each other, and each multiplies from the copy. A team of "
+           << "one thread has nobody to share a tile with, and on a GPU it leaves all but one lane of the "
+           << "multiprocessor idle. This line is given: ask for the full team, and let the loops that stride by "
+           << "omp_get_num_threads() cope with fewer (README, Concepts: 5. Whatever the runtime grants).");
+  }
+
+  // The tiles: A and B are read only to fill As and Bs, directly or through
+  // a local that only fills the tile (`const float a = A[...]; As[r][c] = a;`).
+  const std::regex local(R"(^(?:const )?(?:float|double|auto) (\w+) = .*)");
+  const auto only_fills = [&](const std::string &name, const std::string &tile, std::size_t decl) {
+    bool filled = false;
+    for (std::size_t i = 0; i < body.size(); ++i)
+      if (i != decl && uses(body[i], name)) {
+        if (body[i].rfind(tile + "[", 0) != 0) return false;
+        filled = true;
+      }
+    return filled;
+  };
+  bool as_from_a = false, bs_from_b = false;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    const std::string &line = body[i];
+    if (line.rfind("#pragma", 0) == 0) continue;  // the map clauses name A and B too
+    for (const char *m : {"A", "B"}) {
+      if (!uses(line, m, "[")) continue;
+      const std::string tile = std::string(m) + "s";
+      std::smatch decl;
+      const bool fills = (line.rfind(tile + "[", 0) == 0 && line.find('=') != std::string::npos) ||
+                         (std::regex_match(line, decl, local) && only_fills(decl[1].str(), tile, i));
+      (m[0] == 'A' ? as_from_a : bs_from_b) |= fills;
+      if (!fills)
+        FAIL("matmul_tiled reads " << m << " from device memory outside the copy into its tile " << tile << ":\n    "
+             << line << "\nEvery value of " << m << " that the product needs comes from the team-local tile: "
+             << "the team copies a T x T tile of A and of B into As and Bs once per k0 step, and the given product "
+             << "loop reads only those copies, T times each. Reading " << m << " in the product itself goes to "
+             << "device memory for every multiply, which is what the tiles exist to avoid (step 5.1, README, "
+             << "Concepts: 2. Tiles).");
+    }
+  }
+  if (!as_from_a || !bs_from_b)
+    FAIL("matmul_tiled never fills " << (!as_from_a ? "As from A" : "Bs from B") << ": the product loop then "
+         << "multiplies whatever the tile holds. Step 5.1 copies, at each k0, this team's T x T tile of A into As "
+         << "and of B into Bs (README, Concepts: 2. Tiles).");
+
+  if (barriers < 2)
+    FAIL("matmul_tiled has " << barriers << " `omp barrier`" << (barriers == 1 ? "" : "s") << " where a tile "
+         << "loop has two hazards: a thread reading a tile element another thread has not written yet, and the "
+         << "next k0 overwriting a tile a slower thread still reads. With one thread per team neither shows; "
+         << "with the T x T threads a GPU grants, both do (step 5.2, README, Concepts: 4. Barriers).");
+  SUCCEED("T x T threads per team, tiles filled from A and B, " << barriers << " barriers");
+}
+
+// Step 5.3 by the optimized code. Once every loop of multiply_tiles is
+// unrolled, each index into acc and into the thread's 8 values of A and of B
+// is a constant, and the optimizer keeps each element in a register of its
+// own: in the solution, matmul_exact's thread code (the kernel that runs on
+// a GPU) holds no array of floats in memory. A loop left rolled indexes them
+// at run time, and they stay in memory (measured, clang 19, host device:
+// acc's float[8][8] and a float[8] for the solution without its `unroll
+// full`s). matmul_any_threads keeps its `part` in memory either way (its
+// given store loops index it), so only matmul_exact is read.
+TEST_CASE("the final kernel keeps each thread's 8 x 8 sums in registers", "[lesson5][correctness]") {
+#if defined(__x86_64__)
+  const std::string target = "-fopenmp-targets=x86_64-unknown-linux-gnu";
+#elif defined(__aarch64__)
+  const std::string target = "-fopenmp-targets=aarch64-unknown-linux-gnu";
+#else
+  const std::string target = "";
+  WARN("no host-device triple known for this CPU: not graded here");
+  return;
+#endif
+  static const Compiled ir = compile_matmul(target + " --offload-device-only -O3 -S -emit-llvm -o -");
+  if (!compiled(ir, "multiply_tiles")) return;
+  std::vector<std::string> arrays;
+  bool seen = false;
+  std::istringstream in(ir.out);
+  std::string fn;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("define ", 0) == 0) {
+      fn = line.find("matmul_exact") != std::string::npos ? line : "";
+      seen = seen || !fn.empty();
+    } else if (line == "}") {
+      fn.clear();
+    } else if (!fn.empty() && line.find(" = alloca [") != std::string::npos && line.find("x float]") != std::string::npos) {
+      const auto t = line.find(" = alloca ") + 10;
+      arrays.push_back(line.substr(t, line.find(", align") - t));
+    }
+  }
+  if (!seen)
+    FAIL("could not find matmul_exact in the compiler's output (a newer clang may name it differently): this "
+         "test, not your code, needs a look. Compiler: "
+         << ir.cmd);
+  if (!arrays.empty()) {
+    std::string list;
+    for (const auto &a : arrays) list += "\n    " + a;
+    FAIL("the final kernel keeps " << arrays.size() << " array(s) of floats in memory (compiled for the host "
+         << "device at -O3; matmul_exact's thread code):" << list << "\nacc (8 x 8) and the thread's 8 values "
+         << "of A and of B become registers only when every index into them is a compile-time constant, that "
+         << "is when every loop of multiply_tiles is unrolled. A rolled loop indexes them at run time, so they "
+         << "stay in (slow) local memory: which loops, and which pragma? (step 5.3, README, Concepts: 7. The "
+         << "final kernel, and lesson 4)");
+  }
+  SUCCEED("acc and the thread's values of A and B are registers");
 }

@@ -58,4 +58,9 @@ void matmul(int n, const float *A, const float *B, float *C);
 /// tests call it directly so that it is checked on GPUs too.
 void matmul_any_threads(int n, const float *A, const float *B, float *C);
 
+/// The path of the file these functions were compiled from (matmul.cpp, its
+/// `__BASE_FILE__`): the tests ask the compiler how that very file builds its
+/// tiles (README, Steps: graded by how it is built).
+const char *source_file();
+
 }  // namespace lesson5
