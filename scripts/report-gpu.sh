@@ -16,6 +16,12 @@
 #                lessonNN_test must pass, the starters' lessonNN_starter_test
 #                must fail) and prints one verdict line per program; JUnit XML
 #                per program under $OUT (or BUNDLE/junit) when set
+#   GPU node:  scripts/report-gpu.sh test RUNTIME.tar.xz BUNDLE --repeat N [--lessons 9,11]
+#                does each speed verdict hold run after run? every solution
+#                test program's speed tests N times and each step mutant's
+#                catching test N times: per speed test the pass rate and
+#                min/median/max ratio, per step how often it was caught
+#                (scripts/repeat_speed.py); $OUT/repeat.md when OUT is set
 #   GPU node:  scripts/report-gpu.sh steps RUNTIME.tar.xz BUNDLE[.tar.xz]
 #                every step graded, on the GPU: runs each step's mutant test
 #                program the bundle holds (built here with
@@ -54,7 +60,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "report-gpu.sh: error: $*" >&2; exit 2; }
-usage() { sed -n '2,53p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,59p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # A bundle given as BUNDLE.tar.xz is unpacked once into $COURSE_BUNDLE_DIR;
 # prints the bundle's folder.
@@ -114,10 +120,31 @@ case "$cmd" in
     echo "report-gpu.sh: packed $n lesson program(s) and the ceilings into $bundle ($(du -sh "$bundle" | cut -f1)) and $bundle.tar.xz ($(du -sh "$bundle.tar.xz" | cut -f1)), commit $commit"
     ;;
   test)
-    [ $# -ge 2 ] || die "usage: report-gpu.sh test RUNTIME.tar.xz BUNDLE [Catch2 options]"
+    [ $# -ge 2 ] || die "usage: report-gpu.sh test RUNTIME.tar.xz BUNDLE [--repeat N [--lessons 9,11] | Catch2 options]"
     pack=$1; bundle=$2; shift 2
     [ -f "$pack" ] || die "runtime pack '$pack' not found"
     bundle=$(unpack "$bundle")
+    if [ "${1:-}" = "--repeat" ]; then
+      # Does each speed verdict hold run after run? scripts/repeat_speed.py runs
+      # every solution test program's speed tests N times, and each step
+      # mutant's catching test N times; a table of pass rates and ratios.
+      [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || die "--repeat needs a positive number of runs, got '${2:-}'"
+      runs=$2; shift 2
+      only='[0-9][0-9]'
+      if [ "${1:-}" = "--lessons" ]; then
+        [[ "${2:-}" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--lessons needs lesson numbers such as 9,11, got '${2:-}'"
+        only="@($(for n in ${2//,/ }; do printf '%02d|' "$((10#$n))"; done | sed 's/|$//'))"; shift 2
+      fi
+      [ $# -eq 0 ] || die "--repeat takes no Catch2 options (got '$*')"
+      shopt -s extglob nullglob
+      progs=("$bundle"/lessons/$only-*/lesson$only"_test" "$bundle"/lessons/$only-*/lesson$only"_step"*_test)
+      [ ${#progs[@]} -gt 0 ] || die "the bundle holds no test programs for those lessons"
+      echo "report-gpu.sh: bundle built at $(cat "$bundle/report/commit.txt" 2>/dev/null || echo '?'); ${#progs[@]} program(s), $runs runs each"
+      rc=0
+      python3 "$repo/scripts/repeat_speed.py" --runs "$runs" --runner "$repo/scripts/gpu-node.sh $pack" \
+        ${OUT:+--md "$OUT/repeat.md"} "${progs[@]}" || rc=$?
+      exit "$rc"
+    fi
     junit=${OUT:-$bundle/junit}
     mkdir -p "$junit"
     fails=0

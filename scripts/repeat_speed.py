@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Does a speed verdict hold run after run? Runs test programs N times and
+prints, per speed test, how often it passed and the min / median / max of its
+measured ratio; and, per step's undone form (the step mutants of the
+solutions build), how often the test that catches it caught it.
+
+A GPU verdict is trusted only when it holds 20 runs out of 20: a solution
+that passes 18 times in 20 fails a student one time in ten. scripts/report-gpu.sh
+test --repeat N runs this on a GPU node; it works anywhere.
+
+  repeat_speed.py --runs N [--runner CMD] [--md FILE] PROGRAM...
+
+PROGRAM: a lesson's test program (lessonNN_test: its [speedup] cases run N
+times) or a step mutant (lessonNN_stepN_k_test: its first failing case, found
+by one run with --abort, runs N times in all). --runner: a command that starts
+each program (e.g. "scripts/gpu-node.sh RUNTIME.tar.xz"), split at spaces.
+The verdicts are read from the files grade_speedup() writes into
+COURSE_VERDICT_DIR (common/src/grading.cpp), one folder per run.
+
+Exit status: 0 every solution speed test passed every run and every step
+mutant was caught every run; 1 otherwise; 2 bad arguments.
+"""
+import argparse
+import os
+import pathlib
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+
+VERDICT = re.compile(r"^(lesson \d+ .*?): ([0-9.]+)x (faster|slower) than baseline \(needs >= ([0-9.eE+]+)x")
+STEP = re.compile(r"^lesson(\d\d)_step(\d+)_(\d+)_test$")
+
+
+def die(msg):
+    print(f"repeat_speed.py: error: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def run(runner, prog, args, timeout):
+    """(exit status, output, verdicts [(label, ratio, needed)]) of one run."""
+    with tempfile.TemporaryDirectory(prefix="verdicts-") as d:
+        env = dict(os.environ, COURSE_VERDICT_DIR=d)
+        try:
+            p = subprocess.run(runner + [str(prog)] + args, env=env, capture_output=True, text=True,
+                               timeout=timeout, errors="replace")
+            rc, out = p.returncode, p.stdout + p.stderr
+        except subprocess.TimeoutExpired:
+            rc, out = 124, f"no answer in {timeout} s"
+        verdicts = []
+        for f in sorted(pathlib.Path(d).glob("verdict-*.txt")):
+            for line in f.read_text(errors="replace").splitlines():
+                m = VERDICT.match(line)
+                if m:
+                    x = float(m.group(2))
+                    ratio = x if m.group(3) == "faster" else (1 / x if x else 0.0)
+                    verdicts.append((m.group(1), ratio, float(m.group(4))))
+    return rc, out, verdicts
+
+
+def solution_rows(runner, prog, runs, timeout):
+    seen, skipped = {}, set()
+    for i in range(runs):
+        rc, out, verdicts = run(runner, prog, ["[speedup]", "--reporter", "compact"], timeout)
+        for line in out.splitlines():
+            if "COURSE-SKIP:" in line:
+                skipped.add(line.split("COURSE-SKIP:", 1)[1].strip()[:110])
+        for label, ratio, need in verdicts:
+            seen.setdefault(label, {"need": need, "ratios": []})["ratios"].append(ratio)
+        print(f"  {prog.name} run {i + 1}/{runs}: exit {rc}, {len(verdicts)} verdict(s)", file=sys.stderr)
+    rows = []
+    for label, v in sorted(seen.items()):
+        r = v["ratios"]
+        passed = sum(1 for x in r if x >= v["need"])
+        rows.append((label, passed, runs, min(r), statistics.median(r), max(r), v["need"]))
+    return rows, sorted(skipped)
+
+
+def step_row(runner, prog, runs, timeout):
+    """(step, the case that catches it, runs caught, runs, ratios seen)."""
+    m = STEP.match(prog.name)
+    step = f"{int(m.group(2))}.{int(m.group(3))}"
+    # As cmake/expect-failure.cmake does: declaration order, stop at the first
+    # failure; the JUnit reporter names the case that failed.
+    rc, out, _ = run(runner, prog, ["--order", "decl", "--abort", "--reporter", "junit"], timeout)
+    if rc == 0:
+        return step, "no test fails", 0, runs, []
+    cm = re.search(r'<testcase [^>]*name="([^"]*)"[^>]*>\s*<failure', out)
+    if cm:
+        name = (cm.group(1).replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
+                .replace("&apos;", "'").replace("&amp;", "&"))
+        args = [name, "--reporter", "compact"]
+    else:  # a crash or a hang: the whole program each time
+        name = "a hang" if rc == 124 else f"a crash (exit {rc})"
+        args = ["--order", "decl", "--abort", "--reporter", "compact"]
+    caught, ratios = 1, []
+    for _ in range(runs - 1):
+        rc2, _, verdicts = run(runner, prog, args, timeout)
+        ratios += [r for _, r, _ in verdicts]
+        caught += rc2 != 0
+    return step, name, caught, runs, ratios
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, required=True)
+    ap.add_argument("--runner", default="")
+    ap.add_argument("--md", default="")
+    ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("programs", nargs="+")
+    a = ap.parse_args()
+    if a.runs < 1:
+        die(f"--runs must be a positive number, got {a.runs}")
+    runner = shlex.split(a.runner)
+    progs = [pathlib.Path(p) for p in a.programs]
+    for p in progs:
+        if not (p.is_file() and os.access(p, os.X_OK)):
+            die(f"{p} is not an executable test program")
+    lines, bad = [], 0
+    sol = [p for p in progs if not STEP.match(p.name)]
+    steps = [p for p in progs if STEP.match(p.name)]
+    if sol:
+        lines += [f"### Solutions: each speed test, {a.runs} runs", "",
+                  "| speed test | passed | min | median | max | needs |", "|---|---:|---:|---:|---:|---:|"]
+        for p in sol:
+            rows, skipped = solution_rows(runner, p, a.runs, a.timeout)
+            for label, passed, n, lo, med, hi, need in rows:
+                bad += passed != n
+                lines.append(f"| {label} | {passed}/{n} | {lo:.2f}x | {med:.2f}x | {hi:.2f}x | {need:.3g}x |")
+            for s in skipped:
+                lines.append(f"| {p.name}: skipped here: {s} | — | | | | |")
+        lines.append("")
+    if steps:
+        lines += [f"### Each step undone: caught in how many of {a.runs} runs", "",
+                  "| step | caught by | caught | ratios (speed tests) |", "|---|---|---:|---|"]
+        for p in steps:
+            step, name, caught, n, ratios = step_row(runner, p, a.runs, a.timeout)
+            bad += caught != n
+            rs = f"{min(ratios):.2f}-{max(ratios):.2f}x" if ratios else ""
+            lines.append(f"| {p.name[6:8]}: {step} | {name} | {caught}/{n} | {rs} |")
+        lines.append("")
+    text = "\n".join(lines)
+    print(text)
+    if a.md:
+        pathlib.Path(a.md).write_text(text + "\n")
+    print(f"repeat_speed.py: {'every verdict held' if not bad else f'{bad} verdict(s) did not hold every run'}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
