@@ -11,6 +11,11 @@
 #   solutions      every solution copied in           every lesson passes
 #   typo-path      a path that does not exist         one-line "not a course checkout" error
 #   old-checkout   a checkout without lesson 1        "no lesson 1 in this checkout"; the rest graded
+#   cheater        the starter, with lesson 1's tests made to pass anything, EXPLICIT_SIMD
+#                  taken out of its CMakeLists.txt and a given line added: graded with the
+#                  course's files, so lesson 1 fails, and each edit is named
+#   (lesson1-done also carries an `#error` line outside matmul.cpp's TODO blocks: it
+#   passes only because the grader puts the student's blocks into the course's lines)
 #
 #   slurm-test.sh SOURCE_DIR WORK_DIR [CXX]
 #
@@ -168,6 +173,21 @@ for d in "$src"/solutions/[0-9][0-9]-*/; do
 done
 cp -a "$co/starter" "$co/old-checkout"
 rm -rf "$co/old-checkout/lessons/01-cpu-baseline"
+# Edits a grader must not grade: a line outside the blocks that would not even
+# compile; in the cheater, tests that pass anything and a lesson build without
+# its -fno-vectorize.
+echo '#error "a given line the student added: the grader must not compile it"' \
+  >>"$co/lesson1-done/lessons/01-cpu-baseline/matmul.cpp"
+cp -a "$co/starter" "$co/cheater"
+python3 - "$co/cheater/tests/lesson01_cpu_baseline.cpp" <<'PY' || fail "could not write the cheater's tests"
+import re, sys
+src = open(sys.argv[1]).read()
+cases = re.findall(r'TEST_CASE\(\s*("[^"]*")\s*,\s*("[^"]*")', src)
+open(sys.argv[1], "w").write('#include "course_test.hpp"\n' + "".join(
+    f"TEST_CASE({n}, {t}) {{ SUCCEED(); }}\n" for n, t in cases))
+PY
+sed -i 's/ EXPLICIT_SIMD)/)/' "$co/cheater/lessons/01-cpu-baseline/CMakeLists.txt"
+echo 'static_assert(true, "a given line the cheater added");' >>"$co/cheater/lessons/01-cpu-baseline/matmul.cpp"
 cat >"$work/class-list.txt" <<EOF
 # The Slurm test's class: a name, a tab, the checkout (relative to this file).
 starter	checkouts/starter
@@ -175,8 +195,9 @@ lesson1-done	checkouts/lesson1-done
 solutions	checkouts/solutions
 typo-path	checkouts/no-such-checkout
 old-checkout	checkouts/old-checkout
+cheater	checkouts/cheater
 EOF
-say "class of 5 made in $co"
+say "class of 6 made in $co"
 
 # --- bad input is refused before anything is submitted -------------------------
 submit="$src/scripts/slurm/submit.sh"
@@ -271,13 +292,14 @@ for n in lessons:
     expect("solutions", n, ("PASS",))
     expect("typo-path", n, ("ERROR",))
     expect("old-checkout", n, ("ERROR",) if n == 1 else failed, "no lesson 1" if n == 1 else None)
+    expect("cheater", n, failed)
 if "not a course checkout" not in rows.get("typo-path", {}).get("error", ""):
     problems.append("typo-path: the row's error does not say 'not a course checkout'")
 for who in ("starter", "lesson1-done", "solutions"):
     if not rows.get(who, {}).get("lesson1_matmul_speedup") and 1 in lessons:
         problems.append(f"{who}: no lesson 1 matmul speedup measured")
-if len(rows) != 5:
-    problems.append(f"{len(rows)} rows, expected 5")
+if len(rows) != 6:
+    problems.append(f"{len(rows)} rows, expected 6")
 for p in problems:
     print("class table:", p)
 sys.exit(1 if problems else 0)
@@ -286,6 +308,18 @@ for who in starter lesson1-done solutions; do
   ls "$work"/class/students/*-"$who"/lesson1.xml >/dev/null 2>&1 || [[ ",$lessons," != *,1,* ]] \
     || fail "$who: no JUnit XML for lesson 1"
 done
+# Every edit of a given thing is named, in the student's results and in the table.
+edits_of() { cat "$work"/class/students/*-"$1"/edits.txt 2>/dev/null; }
+for want in "cheater|edited given file: tests/lesson01_cpu_baseline.cpp" \
+            "cheater|edited given file: lessons/01-cpu-baseline/CMakeLists.txt" \
+            "cheater|edited given line: lessons/01-cpu-baseline/matmul.cpp:" \
+            "lesson1-done|edited given line: lessons/01-cpu-baseline/matmul.cpp:"; do
+  who=${want%%|*} line=${want#*|}
+  edits_of "$who" | grep -qF "$line" || { edits_of "$who"; fail "$who: the grader did not name '$line'"; }
+  path=${line#*: }
+  grep -qF "${path%%:*}" "$work/class/class.csv" || fail "$who: the class table (class.csv) does not name '${path%%:*}'"
+done
+[ -z "$(edits_of solutions)" ] || fail "solutions: edits named where there are none: $(edits_of solutions)"
 grep -q 'class="cell PASS"' "$work/class/class.html" && grep -q 'class="cell ERROR"' "$work/class/class.html" \
   || fail "class.html lacks coloured PASS/ERROR cells"
-say "PASS: the class table says starter fails, lesson1-done passes lesson 1, solutions pass, bad input gets its one-line error"
+say "PASS: the class table says starter fails, lesson1-done passes lesson 1 (its edited given line not graded), solutions pass, the cheater's own tests and build are not used and each edit is named, bad input gets its one-line error"
