@@ -3,11 +3,17 @@
 // reference after a few steps and conserve momentum, the bodies travel to the
 // device as arrays (SoA), not as Body structs, once per simulation, not once
 // per step, also where they are mapped through the State structs and their
-// mapper (an OMPT witness of the copies, as in lesson 2), and the SoA
+// mapper (an OMPT witness of the copies, as in lesson 2), the mapper itself
+// takes the six arrays along, the optional tiled step tiles through
+// team-local memory (the compiler's view of nbody.cpp) and the SoA
 // simulation beats the article's AoS kernel (reference/lesson07_nbody.cpp).
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <regex>
 #include <span>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -163,9 +169,9 @@ void check_tiled(int n, int steps) {
   auto bodies = initial;
   lesson7::simulate_tiled(bodies, steps);
   check_against_reference(bodies, initial, steps, "simulate_tiled",
-                          "simulate_tiled() runs step_tiled() every step, which does nothing until you write "
-                          "it: step 7.6, the optional stretch (README, Steps). Skip it if you like: this is "
-                          "the test that says so.");
+                          "simulate_tiled() is simulate() with your step_tiled() (step 7.6) in place of step(): "
+                          "with simulate()'s tests passing, look at step_tiled() (README, Concepts: 6. Stretch: "
+                          "team-local tiles).");
 }
 
 // Reports a failed check; true when it passed (so a loop can stop at the first failure).
@@ -268,12 +274,165 @@ TEST_CASE("simulate conserves momentum at n = 1000", "[lesson7][correctness]") {
          "body skipped, or m_i used for m_j (README, The simulation: double buffering; step 7.5).");
 }
 
+namespace {
+
+// Step 7.6 untouched: step_tiled() still does nothing. One call on its own,
+// its output poisoned: whatever it writes (right or wrong) means work begun.
+bool tiled_step_begun() {
+  const int n = 97;
+  const auto bodies = course::baseline::nbody_initial(n, course_test::seed());
+  Particles in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {  // filled here, not by to_soa: this stands alone
+    in.x[i] = bodies[i].x, in.y[i] = bodies[i].y, in.z[i] = bodies[i].z, in.m[i] = bodies[i].m;
+    in.vx[i] = bodies[i].vx, in.vy[i] = bodies[i].vy, in.vz[i] = bodies[i].vz;
+  }
+  for (auto *a : {&out.x, &out.y, &out.z, &out.vx, &out.vy, &out.vz}) course::poison(std::span<float>(*a));
+  const auto state = [](Particles &p) {
+    return lesson7::State{p.x.data(), p.y.data(), p.z.data(), p.vx.data(), p.vy.data(), p.vz.data(), n};
+  };
+  lesson7::step_tiled_once(in.m.data(), state(in), state(out), n);
+  for (const auto *a : {&out.x, &out.y, &out.z, &out.vx, &out.vy, &out.vz})
+    for (float v : *a)
+      if (!std::isnan(v)) return true;
+  return false;
+}
+
+// The host-offload device is a device pass for the host's own triple.
+const char *host_device_flags() {
+#if defined(__x86_64__)
+  return "-fopenmp-targets=x86_64-unknown-linux-gnu";
+#elif defined(__aarch64__)
+  return "-fopenmp-targets=aarch64-unknown-linux-gnu";
+#else
+  return "";
+#endif
+}
+
+// step_tiled() as the compiler reads it: nbody.cpp compiled again (device
+// code for this machine's host-offload device, syntax only, a second or two)
+// with -ast-print, which writes the function back with every directive on a
+// line of its own. `lines` holds its body; `skipped` where no compiler or
+// source is on this machine and it is a GPU node (it may run binaries built
+// elsewhere).
+struct TiledSource {
+  bool ok = false, skipped = false;
+  std::string why, cmd;
+  std::vector<std::string> lines;
+};
+
+TiledSource tiled_source() {
+  namespace fs = std::filesystem;
+  TiledSource r;
+  const fs::path src = lesson7::source_file();
+  // nbody.hpp and probes.inc live in lessons/ only, the course headers in
+  // common/: found from this test's own path (tests/ beside both); the graded
+  // file may be a step's or a mistake's copy in the build folder.
+  const fs::path root = fs::path(__FILE__).parent_path().parent_path();
+  const fs::path lesson = root / "lessons" / "07-soa-vs-aos", common = root / "common" / "include";
+  const std::string cxx = course_test::course_clang();
+  if (cxx.empty() || !fs::exists(src) || !fs::exists(lesson)) {
+    r.why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
+                        : (fs::exists(src) ? lesson : src).string() + " is not on this machine";
+    r.skipped = course::device_info().is_gpu();
+    return r;
+  }
+  r.cmd = cxx + " -std=c++20 -fopenmp -fno-openmp-extensions --offload-device-only " + host_device_flags() +
+          " -fsyntax-only -Xclang -ast-print -Xclang -ast-dump-filter -Xclang step_tiled -I'" + lesson.string() +
+          "' -I'" + common.string() + "' '" + src.string() + "' 2>&1";
+  FILE *pipe = popen(r.cmd.c_str(), "r");
+  if (!pipe) {
+    r.why = "cannot run " + cxx;
+    return r;
+  }
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe)) out += buf;
+  if (pclose(pipe) != 0) {
+    r.why = "the compiler failed:\n" + out.substr(0, 3000);
+    return r;
+  }
+  std::istringstream in(out);
+  bool inside = false, seen = false;
+  for (std::string line; std::getline(in, line);) {
+    if (!inside) {
+      inside = line.rfind("void step_tiled(", 0) == 0 && !line.empty() && line.back() == '{';
+      seen = seen || inside;
+    } else if (line == "}") {
+      break;
+    } else {
+      r.lines.push_back(line);
+    }
+  }
+  // -ast-print's layout is clang's, not a promise: a clang that prints it
+  // otherwise fails here, naming the test and not the student.
+  r.ok = seen;
+  if (!seen) r.why = "step_tiled() is not in the compiler's -ast-print output (a newer clang may print it otherwise): "
+                     "this test, not your code, needs a look";
+  return r;
+}
+
+// Step 7.6's technique, read from the code: a kernel of its own with teams, a
+// tile array declared in it, and a barrier. The answer alone cannot tell: the
+// untiled step gives the same bodies.
+void check_tiled_shape() {
+  const TiledSource t = tiled_source();
+  if (!t.ok) {
+    if (t.skipped) {
+      WARN("cannot ask the compiler how step_tiled() works (" << t.why << "); its tiles are not graded here");
+      return;
+    }
+    INFO("compiler: " << t.cmd);
+    FAIL("cannot ask the compiler how step_tiled() works: " << t.why);
+  }
+  bool calls_step = false, teams = false, barrier = false, tile = false;
+  const std::regex call(R"((^|[^\w.>])step\s*\()"), array(R"(^\s*(const\s+)?(float|double|int|Body|State)\s+\w+\s*\[)");
+  std::string body;
+  for (const auto &l : t.lines) {
+    body += "\n    " + l;
+    const auto at = l.find("#pragma omp ");
+    if (at != std::string::npos) {
+      const std::string d = l.substr(at);
+      teams = teams || d.find(" teams") != std::string::npos;
+      barrier = barrier || d.rfind("#pragma omp barrier", 0) == 0;
+      tile = tile || d.find("allocate(") != std::string::npos;
+      continue;
+    }
+    calls_step = calls_step || std::regex_search(l, call);
+    tile = tile || std::regex_search(l, array) || l.find("omp_alloc(") != std::string::npos;
+  }
+  INFO("step_tiled(), as the compiler reads it:" << (body.empty() ? "\n    (empty)" : body));
+  if (calls_step)
+    FAIL("step_tiled() hands each step to step(): the right answer, without tiles. Step 7.6 asks for a kernel of "
+         "its own in which a team copies a tile of bodies j into team-local memory, waits at a barrier, and its "
+         "threads read the tile from there (README, Concepts: 6. Stretch: team-local tiles).");
+  if (!teams)
+    FAIL("step_tiled() has no `teams` region of its own: where would a team's tile live? (README, Concepts: 6. "
+         "Stretch: team-local tiles)");
+  if (!tile)
+    FAIL("step_tiled() declares no tile array: the bodies j come from global memory as in step(), so nothing is "
+         "tiled. Where must an array be declared for a whole team to share it? (README, Hints: 7.6)");
+  if (!barrier)
+    FAIL("step_tiled() has a tile but no barrier: a thread may read the tile before the others have filled it, or "
+         "overwrite it while they still read it. How many barriers does a tile need? (README, Hints: 7.6)");
+  SUCCEED("step_tiled() tiles through team-local memory, with barriers");
+}
+
+}  // namespace
+
+// The optional stretch (7.6). Untouched, it is reported skipped, not failed:
+// "COURSE-SKIP:" makes CTest list it so (tag [optional]), and the test program
+// still exits non-zero, which is how "lesson7: step 7.6 is graded" sees it.
+// Begun, it is graded as any step: the answer, then the tiles.
 TEST_CASE("simulate_tiled (optional 7.6) matches the reference at n = 1 and 97 and 1000 and 4096",
-          "[lesson7][correctness]") {
+          "[lesson7][correctness][optional]") {
+  if (!tiled_step_begun())
+    FAIL("COURSE-SKIP: step 7.6 is optional and not done: step_tiled() still writes nothing. Nothing else "
+         "depends on it; try it when steps 7.1-7.5 pass (README, Steps: 7.6).");
   check_tiled(1, 3);
   check_tiled(97, 4);
   check_tiled(1000, 3);
   check_tiled(4096, 4);
+  check_tiled_shape();
 }
 
 // Step 7.5, by the copies themselves: the SoA simulation converts the bodies
@@ -302,6 +461,41 @@ TEST_CASE("simulate sends the bodies to the device as arrays not as Body structs
     FAIL("simulate copies the Body structs themselves to or from the device: it still runs the AoS step. Step "
          "7.5: convert once with to_soa(), keep two SoA states on the device, call step_fn (your SoA step()) "
          "every step and convert back with to_aos() (README, Steps).");
+  SUCCEED();
+}
+
+// Step 7.4 by the mapper itself. advance() could map the six arrays by name
+// and leave the mapper mapping only the struct: the copies are then right and
+// the mapper teaches nothing. probes.inc (compiled in nbody.cpp, where the
+// mapper is seen) maps a State through the mapper alone and asks the runtime
+// which arrays came along, whole. No OMPT needed: it runs on every device.
+TEST_CASE("the State mapper maps the six arrays of a State", "[lesson7][correctness]") {
+  const int n = 97;
+  Particles p(static_cast<std::size_t>(n));
+  const lesson7::State s{p.x.data(), p.y.data(), p.z.data(), p.vx.data(), p.vy.data(), p.vz.data(), n};
+  const unsigned got = lesson7::state_mapper_arrays(s);
+  const char *names[] = {"x", "y", "z", "vx", "vy", "vz"};
+  std::string whole, part, none;
+  for (int k = 0; k < 6; ++k) {
+    std::string &list = got & (1u << k) ? whole : got & (1u << (8 + k)) ? part : none;
+    list += std::string(list.empty() ? "" : ", ") + names[k];
+  }
+  INFO("map(mapper(state), to : s) of a State of " << n << " bodies took along, whole: "
+                                                   << (whole.empty() ? "none" : whole) << "; in part: "
+                                                   << (part.empty() ? "none" : part) << "; not at all: "
+                                                   << (none.empty() ? "none" : none));
+  if (whole.empty() && part.empty())
+    FAIL("Mapping a State through your mapper `state` took none of its arrays to the device: the mapper maps the "
+         "struct (six pointers and a count) and nothing they point to. Mapping the arrays by name in advance() "
+         "gives the right copies, but step 7.4 asks the mapper to say, once for the type, that a State's arrays "
+         "belong to it: with the struct, the s.n elements behind each pointer (README, Concepts: 5. The data "
+         "environment of a C++ type).");
+  if (!part.empty())
+    FAIL("Your mapper `state` maps only the first elements of " << part << ": an array section through a "
+         "member pointer needs the length too, and a State carries it (README, Hints: 7.4).");
+  if (!none.empty())
+    FAIL("Your mapper `state` leaves out " << none << ": it must map all six arrays of a State (README, Steps: "
+         "7.4).");
   SUCCEED();
 }
 

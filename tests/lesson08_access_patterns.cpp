@@ -2,12 +2,15 @@
 // pixel byte-exactly at awkward sizes and launches, writes nothing outside the
 // image, the row patterns copy only what they must and ask for the launch
 // they are given (an OMPT witness of copies and launches, as in lesson 2), and
-// the row-vector pattern beats the strided Col16x16 baseline. Step 8.3: Loop
-// and Portable copy every pixel, the compiler says which constructs they are
-// for this device and for a GPU, and Portable beats the other device's shape.
+// the row-vector pattern beats the strided Col16x16 baseline, and the compiler
+// sees each RowN work item copy one N-byte vector and each RowNxN work item a
+// block. Step 8.3: Loop and Portable copy every pixel, the compiler says which
+// constructs they are for this device and for a GPU (Portable's from a
+// metadirective), and Portable beats the other device's shape.
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -21,16 +24,21 @@
 
 // Speedup thresholds: this lesson's grading numbers, {host, gpu} (see course/grading.hpp).
 // Each is at most half of what the solution measured on that class.
+// "Half the gain" of a speedup s is 1 + (s - 1) / 2.
 // lesson 8: Row16 (vector rows) vs the strided Col16x16 copy on a large
 // image; solution measured 5.0-15.8x on host (4000^2, 2 threads, loaded
-// machine), 6.4x on an H200 (16000x8000).
+// machine), 4.5-8.3x in six runs on the 2-core host at load 10 (2026-11-28),
+// and 2.1x at its lowest in a new user's run: the host value 1.5x is half of
+// that gain. Shortcuts that are fast on a CPU (bytes one at a time: 3.3-9.7x)
+// are graded by the compiler's view instead. 6.4x on an H200 (16000x8000).
 // lesson 8: Portable (metadirective) vs the other device's shape (on the host
 // device the GPU's collapsed byte copy, on a GPU the CPU's row per thread);
 // solution measured 2.7x on host (process CPU time, 4000^2, 2 threads, loaded
-// machine), 8.5-10.3x on an H200 (16000x8000, three runs).
+// machine), 1.4-1.6x in eight runs at load 10 (2026-11-28): the host value
+// 1.2x is half of the lowest; 8.5-10.3x on an H200 (16000x8000, three runs).
 namespace thresholds {
-constexpr course::Threshold kRow16{"lesson8.row16", 2.0, 3.0, course::Scaling::fixed, 0};
-constexpr course::Threshold kPortable{"lesson8.portable", 1.3, 3.0, course::Scaling::fixed, 0};
+constexpr course::Threshold kRow16{"lesson8.row16", 1.5, 3.0, course::Scaling::fixed, 0};
+constexpr course::Threshold kPortable{"lesson8.portable", 1.2, 3.0, course::Scaling::fixed, 0};
 }  // namespace thresholds
 
 namespace {
@@ -518,6 +526,172 @@ TEST_CASE("Portable picks another shape for a GPU than for this device (the comp
   if (has(kind(c.portable_host), "collapse(2)"))
     FAIL("For this device (a CPU), copy_portable collapses the two loops: the GPU's shape. Which branch does a "
          "CPU's compile take, and which selector is true there? (README, Portability)");
+}
+
+// ---- steps 8.1 and 8.2 by the compiler: what one work item copies ----------
+//
+// A row pattern that copies its bytes one at a time, or gives each thread a
+// whole row, copies the right pixels, and on a CPU even fast (the compiler
+// vectorizes a row loop: a row per thread with byte copies ran 9.7x the
+// strided baseline on the host device, bytes one at a time in RowN's shape
+// 3.3x, 2026-11-28, where the threshold is 1.5x). So the
+// compiler's view of patterns.cpp grades the shape: -ast-print (the same
+// compile as step 8.3's, above) writes each function template back with its
+// directives and loops one to a line.
+
+namespace {
+
+// What the body of copy_row / copy_row_block does, read from -ast-print.
+struct WorkItem {
+  bool seen = false;           // the definition was in the compiler's output
+  bool target = false;         // it has a target construct of its own
+  bool calls_row = false;      // it calls copy_row<...>()
+  bool byte_copies = false;    // dst[...] = ... : bytes one at a time
+  int loops = 0, collapsed = 1;  // for loops in the body; collapse(k) of its loop directive
+  std::vector<std::string> widths;  // template arguments of copy_vector / load_vector / store_vector
+  std::string text;            // the body, for the failure message
+};
+
+WorkItem work_item(const std::string &ast, const std::string &fn) {
+  WorkItem w;
+  const std::regex head("^(template <int N> )?void " + fn + "\\(.*\\{$"), vec(R"(\b(copy|load|store)_vector\s*<\s*([^>]*?)\s*>\s*\()"),
+      row(R"(\bcopy_row\s*<)"), bytes(R"(\bdst\s*\[[^\]]*\]\s*=[^=])"), collapse(R"(collapse\((\d+)\))");
+  std::istringstream in(ast);
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (!inside) {
+      inside = w.seen = std::regex_match(line, head);
+      continue;
+    }
+    if (line == "}") break;
+    w.text += "\n    " + line;
+    const auto at = line.find("#pragma omp ");
+    if (at != std::string::npos) {
+      std::smatch m;
+      w.target = w.target || line.find("#pragma omp target", at) == at;
+      if (has(line, " for") && std::regex_search(line, m, collapse)) w.collapsed = std::stoi(m[1].str());
+      continue;
+    }
+    if (line.find_first_not_of(' ') != std::string::npos && line.compare(line.find_first_not_of(' '), 4, "for ") == 0)
+      ++w.loops;
+    w.calls_row = w.calls_row || std::regex_search(line, row);
+    w.byte_copies = w.byte_copies || std::regex_search(line, bytes);
+    for (std::sregex_iterator it(line.begin(), line.end(), vec), end; it != end; ++it) w.widths.push_back((*it)[2]);
+  }
+  return w;
+}
+
+// The vector checks both row steps share: every copy an N-byte vector of
+// the pattern's own width, no byte copied on its own. @p who: "RowN" or
+// "RowNxN". Each problem found is one paragraph of @p problems: a test reports
+// them all in one failure (the catalogue's run stops at the first).
+void check_vectors(const WorkItem &w, const char *who, const char *step, std::string &problems) {
+  bool other = false;
+  std::string list;
+  for (const auto &n : w.widths) {
+    other = other || n != "N";
+    list += (list.empty() ? "" : ", ") + n;
+  }
+  if (w.byte_copies)
+    problems += std::string("\n") + who + " copies pixels one at a time (`dst[...] = ...`): the right bytes, but one "
+                "load and one store per byte where a work item's N bytes are one copy_vector<N>(): N times the "
+                "instructions, and on a GPU a warp's accesses N times narrower. Step " + step + ": one N-byte "
+                "vector per row of a work item; the last piece of a row may stay whole (README, Hints).";
+  else if (w.widths.empty())
+    problems += std::string("\n") + who + " calls no copy_vector<N>() (nor load_vector<N> / store_vector<N>): "
+                "step " + step + " copies each work item's N bytes of a row as one N-byte vector (README, Steps).";
+  if (other)
+    problems += std::string("\n") + who + " copies with vectors of width " + list + ": the pattern's width is its "
+                "template's N (4 for Row4, 16 for Row16), one vector of N bytes per row of a work item (README, "
+                "Steps).";
+}
+
+}  // namespace
+
+TEST_CASE("RowN copies each piece with one N-byte vector (the compiler asked)", "[lesson8][correctness]") {
+  const Chosen &c = chosen();
+  if (!compiled(c.host, "copy_row")) return;
+  const WorkItem w = work_item(c.host.out, "copy_row");
+  if (!w.seen)
+    FAIL("could not find copy_row in the compiler's -ast-print output (a newer clang may print it differently): "
+         "this test, not your code, needs a look. Compiler: " << c.host.cmd);
+  INFO("copy_row<N>, as the compiler reads it:" << (w.text.empty() ? "\n    (empty)" : w.text));
+  if (!w.target) FAIL("copy_row has no target construct: RowN copies nothing on the device (step 8.1).");
+  std::string problems;
+  check_vectors(w, "RowN", "8.1", problems);
+  if (w.loops > w.collapsed)
+    problems += "\nEach RowN work item loops (" + std::to_string(w.loops) + " for loops, " +
+                std::to_string(w.collapsed) + " of them shared out): one thread walks a whole row, or several "
+                "pieces, while its neighbours walk theirs a pitch apart. Step 8.1: one work item per N-pixel piece, "
+                "ceil(W/N) x H of them, neighbouring threads on neighbouring pieces (README, Steps; copy_simple's "
+                "clauses share out both loops).";
+  if (!problems.empty()) FAIL(problems.substr(1));
+  SUCCEED("each RowN work item copies one N-byte vector");
+}
+
+TEST_CASE("RowNxN copies one N x N block per work item (the compiler asked)", "[lesson8][correctness]") {
+  const Chosen &c = chosen();
+  if (!compiled(c.host, "copy_row_block")) return;
+  const WorkItem w = work_item(c.host.out, "copy_row_block");
+  if (!w.seen)
+    FAIL("could not find copy_row_block in the compiler's -ast-print output (a newer clang may print it "
+         "differently): this test, not your code, needs a look. Compiler: " << c.host.cmd);
+  INFO("copy_row_block<N>, as the compiler reads it:" << (w.text.empty() ? "\n    (empty)" : w.text));
+  if (w.calls_row)
+    FAIL("RowNxN hands its work to copy_row(): that is RowN, one work item per N-pixel piece of a row, not one per "
+         "N x N block. Step 8.2 gives each work item a block, copied a vector per row of the block (README, Steps).");
+  if (!w.target) FAIL("copy_row_block has no target construct: RowNxN copies nothing on the device (step 8.2).");
+  std::string problems;
+  check_vectors(w, "RowNxN", "8.2", problems);
+  if (w.loops <= w.collapsed)
+    problems += "\nEach RowNxN work item copies one piece (" + std::to_string(w.loops) + " for loops, all " +
+                std::to_string(w.collapsed) + " shared out): no loop walks a block's N rows, so this is RowN's "
+                "shape, not one N x N block per work item (README, Steps: 8.2).";
+  if (!problems.empty()) FAIL(problems.substr(1));
+  SUCCEED("each RowNxN work item copies an N x N block");
+}
+
+namespace {
+
+// patterns.cpp preprocessed for this device (-E keeps the pragmas, drops the
+// comments and whatever #if leaves out): copy_portable's body.
+std::string portable_preprocessed(const Compiled &c) {
+  std::istringstream in(c.out);
+  std::string body;
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (!inside) {
+      inside = line.rfind("void copy_portable(", 0) == 0 && !line.empty() && line.back() == '{';
+      continue;
+    }
+    if (line == "}") break;
+    if (line.find_first_not_of(" \t") != std::string::npos) body += "\n    " + line;
+  }
+  return body;
+}
+
+}  // namespace
+
+// Step 8.3, copy_portable, by the source itself: -ast-print and the IR show the
+// directive already chosen for each device, so they cannot tell a
+// metadirective from two directives behind `#if defined(__NVPTX__)`. The
+// preprocessed source can: a metadirective is still there after -E, an #if
+// is gone. The preprocessor's choice is made per compiler target, not per
+// device kind, and OpenMP already says "on a GPU" in the directive itself.
+TEST_CASE("Portable chooses its shape with a metadirective (the compiler asked)", "[lesson8][correctness]") {
+  const Compiled pre = compile_patterns(std::string(host_device_flags()) + " -E");
+  if (!compiled(pre, "copy_portable's source")) return;
+  const std::string body = portable_preprocessed(pre);
+  if (body.empty())
+    FAIL("could not find copy_portable in the preprocessed patterns.cpp: this test, not your code, needs a look. "
+         "Compiler: " << pre.cmd);
+  INFO("copy_portable, preprocessed for this device:" << body);
+  if (!has(body, "#pragma omp metadirective") && !has(body, "#pragma omp begin metadirective"))
+    FAIL("copy_portable has no metadirective: after the preprocessor, this device's compile sees one fixed "
+         "directive. A shape chosen with `#if` (on __NVPTX__, __AMDGCN__, ...) follows the compiler's target, "
+         "which every new device has to be added to; step 8.3 asks for the OpenMP way, one `metadirective` whose "
+         "context selectors name the kind of device (README, Portability).");
+  SUCCEED("copy_portable chooses with a metadirective");
 }
 
 namespace {

@@ -101,6 +101,9 @@ void step_tiled(const float *m, State in, State out, int n) { (void)m, (void)in,
 
 }  // namespace
 
+// What the tests ask of this file (given, not edited): it sees your mapper.
+#include "probes.inc"
+
 void simulate(std::span<Body> bodies, int steps) { advance(bodies, steps, step); }
 void simulate_tiled(std::span<Body> bodies, int steps) { advance(bodies, steps, step_tiled); }
 

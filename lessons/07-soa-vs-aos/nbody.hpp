@@ -140,6 +140,20 @@ void simulate(std::span<Body> bodies, int steps);
 /// (optional stretch, step 7.6). Must give the same result as simulate().
 void simulate_tiled(std::span<Body> bodies, int steps);
 
+/// For the tests (given, probes.inc): maps @p s through nbody.cpp's mapper
+/// `state` alone and returns which of its arrays reached the device: bit k
+/// when array k of x, y, z, vx, vy, vz is there whole (s.n elements), bit
+/// 8 + k when its first element is. Leaves nothing mapped.
+unsigned state_mapper_arrays(State s);
+
+/// For the tests (given, probes.inc): one call of nbody.cpp's step_tiled()
+/// (step 7.6), reading state @p in and the masses @p m, writing state @p out.
+void step_tiled_once(const float *m, State in, State out, int n);
+
+/// The source file nbody.cpp was compiled from (`__BASE_FILE__`: yours, or
+/// the copy a build made of it), for a test that compiles it again.
+const char *source_file();
+
 // SNIPPET(aos-step)
 /// The article's step on an array of Body structs: thread i walks over every
 /// body j, and the four floats it needs from body j sit in a 32-byte struct,
