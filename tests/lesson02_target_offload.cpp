@@ -28,7 +28,7 @@
 #include "baselines.hpp"
 #include "course/device.hpp"
 #include "course_test.hpp"
-#include "devlib.hpp"  // the library normalize must call: its call counter
+#include "devlib.hpp"  // the library normalize must call: its call counter and its log
 #include "lesson02_offload.hpp"
 #include "lesson02_ompt.hpp"  // defines this program's OMPT tool: include nowhere else
 #include "offload.hpp"
@@ -301,20 +301,63 @@ void check_normalize(int n) {
 // crashes on some data directives inside lambdas.
 struct BothCopies {
   std::vector<float> device, host;  // each copy of v after the call
+  const void *device_address = nullptr, *host_address = nullptr;  // of v's two copies during the call
+  std::vector<devlib::Call> library;  // what the library logged during the call
 };
 
 BothCopies normalize_held_on_device(const std::vector<float> &real, const std::vector<float> &stale) {
   std::vector<float> v = real;
   float *p = v.data();
   const std::size_t n = v.size();
+  BothCopies after;
 #pragma omp target enter data map(to : p[0:n])
   std::copy(stale.begin(), stale.end(), v.begin());
+  after.device_address = omp_get_mapped_ptr(p, omp_get_default_device());
+  after.host_address = p;
+  const std::size_t logged = devlib::profile().size();
   lesson2::normalize((int)n, p);
-  BothCopies after;
+  after.library.assign(devlib::profile().begin() + (std::ptrdiff_t)logged, devlib::profile().end());
   after.host = v;
 #pragma omp target exit data map(from : p[0:n])
   after.device = v;
   return after;
+}
+
+// The library's own log of one normalize call, judged: norm2 and scale must
+// each have processed all n elements of v's DEVICE copy, and scale must have
+// applied 1 / (the length norm2 returned). Kernels of one's own that do the
+// work, beside library calls that do none (n = 0, a factor of 1, another
+// address), give the right numbers and fail here. Empty when the log is right.
+std::string judge_library_log(const BothCopies &after, int n) {
+  const devlib::Call *norm = nullptr, *scale = nullptr;
+  std::string calls;
+  for (const auto &c : after.library) {
+    const bool whole = c.elements == n && c.x == after.device_address;
+    if (std::string(c.function) == "norm2" && whole) norm = &c;
+    if (std::string(c.function) == "scale" && whole && norm &&
+        std::fabs(c.value * norm->value - 1.0) <= 1e-5)
+      scale = &c;
+    calls += std::string(calls.empty() ? "" : ", ") + c.function + " of " + std::to_string(c.elements) +
+             " elements at " +
+             (c.x == after.device_address ? "v's device address"
+              : c.x == after.host_address ? "v's HOST address"
+              : c.x == nullptr            ? "a null pointer"
+                                          : "another address") +
+             (std::string(c.function) == "scale" ? " by " + std::to_string(c.value) : "");
+  }
+  if (norm && scale) return "";
+  std::string msg = "normalize n=" + std::to_string(n) + ": the library's log (" +
+                    (calls.empty() ? std::string("no calls") : calls) + ") shows that the library did not do the work. ";
+  if (!norm)
+    msg += "devlib::norm2 never processed all " + std::to_string(n) +
+           " elements of v's device copy, so the length came from somewhere else. ";
+  else
+    msg += "devlib::scale never applied 1 / (the length norm2 returned) to all " + std::to_string(n) +
+           " elements of v's device copy. ";
+  msg += "Calls that do no work beside kernels of your own do not count: step 2.4 hands v's device address "
+         "(use_device_ptr) to the library and lets its two kernels do the whole job, norm2's result feeding scale "
+         "(README, step 2.4)";
+  return msg;
 }
 }  // namespace
 
@@ -487,6 +530,8 @@ TEST_CASE("normalize hands the library the device copy of v and not its host add
                                       "address to devlib::norm2 and devlib::scale, it does not replace them with "
                                       "kernels of its own (README, step 2.4)",
                                       (double)calls)));
+  const std::string library = judge_library_log(after, n);
+  COURSE_CHECK(expect(library.empty(), library));
 }
 
 TEST_CASE("normalize copies v to the device and back once and runs the library there",
