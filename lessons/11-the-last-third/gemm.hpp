@@ -5,8 +5,9 @@
 ///
 /// Lesson 5's kernel gives each of a team's 16 x 16 threads an 8 x 8 block of
 /// C: per k it reads 4 Vec4 (16 bytes each) from team-local memory for 64
-/// multiply-adds. With 16 x 8 blocks a thread reads 6 Vec4 for 128: a third
-/// fewer team-local loads per multiply-add, in a 256 x 128 team tile.
+/// multiply-adds. With 16 x 8 blocks a thread reads 6 Vec4 for 128: a quarter
+/// fewer team-local loads per multiply-add (6/128 against 4/64), in a 256 x
+/// 128 team tile.
 #pragma once
 
 #include <omp.h>
@@ -57,5 +58,9 @@ void matmul(int n, const float *A, const float *B, float *C);
 /// The same kernel with lesson 5's 8 x 8 register tile (128 x 128 team
 /// tiles): the speed test's fixed baseline (given, gemm.inc).
 void plain_matmul(int n, const float *A, const float *B, float *C);
+
+/// Rows of C per thread in matmul() (step 11.4's gemm_rows_per_thread): the
+/// tests name a wrong entry of C by its row and column in a thread's block.
+int matmul_rows_per_thread();
 
 }  // namespace lesson11

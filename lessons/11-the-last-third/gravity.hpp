@@ -87,7 +87,9 @@ void plain_nbody_step(Bodies in, Moved out, int n, Launch launch = {});
 
 #pragma omp begin declare target
 
-/// 1 / sqrt(d2), correctly rounded: a square root and a division.
+/// 1 / sqrt(d2) as a square root and a division, each correctly rounded
+/// (IEEE): the same bits on every device, within about an ulp of 1 / sqrt(d2)
+/// (two roundings do not make the result itself correctly rounded).
 inline float exact_inverse_sqrt(float d2) { return 1.0f / std::sqrt(d2); }
 
 /// 1 / sqrt(d2) by the hardware's approximation where there is one: NVIDIA's

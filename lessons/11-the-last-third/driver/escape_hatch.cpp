@@ -1,13 +1,16 @@
 // escape_hatch.cpp -- the escape hatch: lesson 11's two kernels as LLVM's
 // `ompx_bare` kernels, CUDA's model in OpenMP syntax. Not OpenMP: an LLVM
-// extension (clang 17 and later), which GCC and the vendors' compilers
-// reject, and which LLVM 19 cannot run on its host-offload device (its host
-// fallback of a bare region crashed here). What it buys: no parallel region,
-// so no outlined function that receives the team's bins through a generic
-// pointer; the bins are a `.shared` array and each count is one
-// `atom.shared.add` (ptxas shows it; README, "The escape hatch").
-// Its sibling clause `ompx_attribute(launch_bounds(threads, teams_per_sm))`
-// hands a CUDA attribute to an otherwise standard kernel (LLVM only too).
+// extension (clang 17 and later), which GCC and NVIDIA's nvc++ reject (AMD's
+// compiler is built on LLVM and accepts it), and which LLVM 19 cannot run on
+// its host-offload device (its host fallback of a bare region crashed here).
+// What it buys: no parallel region, so no outlined function that receives
+// the team's bins through a generic pointer; the bins are a `.shared` array
+// and each count is one `atom.shared.add` (ptxas shows it; README, "The
+// escape hatch").
+// Its sibling clause `ompx_attribute(...)` hands a CUDA attribute to an
+// otherwise standard kernel (LLVM only too), but not all of it: clang 19
+// turns `launch_bounds(threads, teams_per_sm)` into `.maxntid threads` alone
+// and drops the second argument (no `.minnctapersm` in the PTX).
 #include "escape_hatch.hpp"
 
 #include <omp.h>
