@@ -761,6 +761,11 @@ TEST_CASE("device_add_exp spreads the loop over the device's threads", "[lesson9
     SUCCEED("graded on a GPU by the speed test 'device_add_exp is faster than one device thread'");
     return;
   }
+  if (omp_get_max_threads() < 2) {
+    WARN("only one OpenMP thread here: the host device's kernels get one thread whatever they ask, so whether "
+         "device_add_exp spreads its loop cannot be seen (not graded here)");
+    return;
+  }
   const int n = 1 << 20, terms = 64, dev = omp_get_default_device();
   const Inputs in(n);
   auto d = lesson9::device_upload(n, in.first.data(), in.second.data(), dev);

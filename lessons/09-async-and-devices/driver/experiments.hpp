@@ -72,5 +72,7 @@ void timeline(Problem &p, int chunks);
 void device_memory(course::Rows &rows, Problem &p, int reps);
 // 3. every device: one device, then your split over 1, 2, ... devices (devices.cpp).
 void every_device(course::Rows &rows, Problem &p, int devices, int reps, bool only_yours);
+// 4. pinned host memory: copies from pageable and from your pinned_alloc() memory, and the pipeline on it (pinned.cpp).
+void pinned(course::Rows &rows, Problem &p, int chunks, int reps, bool only_yours);
 
 }  // namespace driver

@@ -6,7 +6,9 @@
 //      reports to this program's OMPT tool (each row: chunk, stage, thread);
 //   2. device memory you manage: your upload / kernel / download / release;
 //   3. every device: one device (baseline), then your split over 1, 2, ...
-//      devices, with each device's report (its share, and where it ran).
+//      devices, with each device's report (its share, and where it ran);
+//   4. pinned host memory: one copy from a std::vector and from your
+//      pinned_alloc() memory, then your 8-chunk pipeline on pinned memory.
 // Every result is verified. On the host device the program says what its
 // times cannot show (copies hidden behind kernels, devices that add cores).
 // The experiments are in this folder (experiments.hpp lists them).
@@ -77,6 +79,7 @@ int main(int argc, char **argv) {
     driver::overlap(rows, p, chunks, (int)reps, only_yours, !no_timeline);
     driver::device_memory(rows, p, (int)reps);
     driver::every_device(rows, p, devices, (int)reps, only_yours);
+    driver::pinned(rows, p, 8, (int)reps, only_yours);
   });
   return course::finish(rows, csv);
 }
