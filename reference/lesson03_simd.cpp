@@ -3,6 +3,9 @@
 // kernels are measured against, on every device.
 #include "lesson03_simd.hpp"
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 
@@ -18,6 +21,16 @@ float norm_no_simd(int n, const float *x) {
 void soft_clip_double(int n, const float *x, float *y) {
 #pragma omp target teams distribute parallel for map(to : x[0:n]) map(from : y[0:n])
   for (int i = 0; i < n; ++i) y[i] = static_cast<float>(x[i] / std::sqrt(1.0 + x[i] * x[i]));
+}
+
+Grant bounded_grant(int n, int teams, int threads) {
+  int T = 0, G = 0;
+#pragma omp target teams distribute parallel for num_teams(teams) thread_limit(threads) reduction(max : T, G)
+  for (int i = 0; i < n; ++i) {
+    T = std::max(T, omp_get_num_teams());
+    G = std::max(G, omp_get_num_threads());
+  }
+  return {T, G};
 }
 
 double norm_reference(int n, const float *x) {

@@ -10,8 +10,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -258,6 +264,195 @@ TEST_CASE("soft clip computes in float and not in double (the 4-byte rule)", "[l
   SUCCEED();
 }
 
+// ---- what the compiler made of simd.cpp ------------------------------------
+//
+// Steps 3.1-3.3 ask for vector lanes by name. Speed alone cannot tell: a norm
+// that sums 8-element blocks by hand, without `simd`, measured 2.6x the
+// baseline on the host device, past the speed test. So the graded file is
+// compiled again, as the build compiles it (-O3 -fno-vectorize: only loops
+// marked simd are vectorized), for the CPU's own offload triple, and the
+// compiler is asked (a) which loops its loop vectorizer vectorized, by
+// function (its optimization record), and (b) how soft_clip is declared (its
+// AST). This needs no CPU to run the kernels: a GPU node with LLVM grades it
+// the same way; one without the toolchain skips it with a warning.
+namespace {
+
+struct Compiled {
+  bool ok = false;       // the compiler ran and succeeded
+  bool skipped = false;  // not graded here: no compiler or source on a GPU node
+  std::string why, out, cmd, record;  // record: the optimization record's text, when one was asked for
+};
+
+// The host-offload device is a device pass for the host's own triple.
+const char *cpu_device_flags() {
+#if defined(__x86_64__)
+  return "-fopenmp-targets=x86_64-unknown-linux-gnu";
+#elif defined(__aarch64__)
+  return "-fopenmp-targets=aarch64-unknown-linux-gnu";
+#else
+  return "";
+#endif
+}
+
+// simd.cpp as graded (lesson3::source_file(): in a step's or a mistake's
+// build, the copy under test), compiled with @p flags; with @p record, its
+// loop vectorizer's optimization record is read back.
+Compiled compile_simd(const std::string &flags, bool record) {
+  namespace fs = std::filesystem;
+  Compiled r;
+  const fs::path src = lesson3::source_file();
+  // simd.hpp lives in lessons/ only, found from this test's own path.
+  const fs::path headers = fs::path(__FILE__).parent_path().parent_path() / "lessons" / "03-simd";
+  const std::string cxx = course_test::course_clang();
+  if (cxx.empty() || !fs::exists(src) || !fs::exists(headers)) {
+    r.why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
+                        : (fs::exists(src) ? headers : src).string() + " is not on this machine";
+    r.skipped = course::device_info().is_gpu();  // a GPU node may run binaries built elsewhere
+    return r;
+  }
+  std::string tmp = (fs::temp_directory_path() / "lesson03-probe-XXXXXX").string();
+  if (record && !mkdtemp(tmp.data())) {
+    r.why = "cannot make a folder in " + fs::temp_directory_path().string();
+    return r;
+  }
+  r.cmd = cxx + " -std=c++20 -fopenmp " + cpu_device_flags() + " " + flags +
+          (record ? " -c -o '" + tmp + "/simd.o' -fsave-optimization-record -foptimization-record-file='" + tmp +
+                        "/simd.yaml' -foptimization-record-passes=loop-vectorize"
+                  : std::string()) +
+          " -I'" + headers.string() + "' '" + src.string() + "' 2>&1";
+  FILE *pipe = popen(r.cmd.c_str(), "r");
+  if (!pipe) {
+    r.why = "cannot run " + cxx;
+    return r;
+  }
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe)) r.out += buf;
+  r.ok = pclose(pipe) == 0;
+  if (!r.ok) r.why = "the compiler failed:\n" + r.out.substr(0, 3000);
+  if (record) {
+    std::ifstream in(tmp + "/simd.yaml");
+    std::ostringstream text;
+    text << in.rdbuf();
+    r.record = text.str();
+    fs::remove_all(tmp);
+  }
+  return r;
+}
+
+// Fails (or, where Compiled::skipped says the compile cannot run here, warns)
+// when a compile did not run; true when the test may go on.
+bool compiled(const Compiled &c, const char *what) {
+  if (c.ok) return true;
+  if (c.skipped) {
+    WARN("cannot ask the compiler about " << what << " (" << c.why << "); not graded here");
+    return false;
+  }
+  INFO("compiler: " << c.cmd);
+  FAIL("cannot ask the compiler about " << what << ": " << c.why);
+  return false;
+}
+
+// The functions in which the loop vectorizer vectorized a loop, from its
+// optimization record (YAML documents "--- !Passed" with "Name: Vectorized"
+// and "Function: <symbol>"). Device functions carry the name of the function
+// that holds the target region (__omp_offloading_..._ZN7lesson34normEiPKf_l23...).
+std::vector<std::string> vectorized_functions(const std::string &record) {
+  std::vector<std::string> found;
+  std::istringstream in(record);
+  bool passed = false, vectorized = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("--- !", 0) == 0) {
+      passed = line.rfind("--- !Passed", 0) == 0;
+      vectorized = false;
+    } else if (line.rfind("Name:", 0) == 0) {
+      vectorized = line.find("Vectorized") != std::string::npos;
+    } else if (passed && vectorized && line.rfind("Function:", 0) == 0) {
+      const auto at = line.find_first_not_of(' ', 9);
+      found.push_back(at == std::string::npos ? "" : line.substr(at));
+    }
+  }
+  return found;
+}
+
+const Compiled &vectorizer_report() {
+  static const Compiled c = compile_simd("-O3 -fno-vectorize --offload-device-only", true);
+  return c;
+}
+
+// Grades one function: did a loop of its target region get vector lanes?
+void require_vectorized(const char *symbol, const std::string &what, const std::string &step) {
+  const Compiled &c = vectorizer_report();
+  if (!compiled(c, "the vectorized loops")) return;
+  const auto fns = vectorized_functions(c.record);
+  std::string all;
+  for (const auto &f : fns) all += "\n    " + f;
+  INFO("functions with a vectorized loop in the device code of " << lesson3::source_file() << ":"
+                                                                 << (all.empty() ? "\n    (none)" : all));
+  for (const auto &f : fns)
+    if (f.find(symbol) != std::string::npos) {
+      SUCCEED();
+      return;
+    }
+  FAIL("the compiler vectorized no loop of " << what << ": each device thread still works on one element at a "
+       "time. This lesson compiles your file with -fno-vectorize, so only a loop you mark `simd` gets vector lanes; "
+       "unrolling by hand or summing blocks of elements yourself may be faster, but it is not the technique. "
+       << step << " (README: the -Rpass remarks show what the compiler did).");
+}
+
+}  // namespace
+
+TEST_CASE("the compiler vectorizes the norm's loop on the device (simd)", "[lesson3][correctness]") {
+  require_vectorized("_ZN7lesson34normEiPKf", "norm",
+                     "Step 3.1: `simd` as the last part of the combined construct, with the reduction");
+}
+
+TEST_CASE("the compiler vectorizes the soft clip's loop on the device (simd)", "[lesson3][correctness]") {
+  require_vectorized("_ZN7lesson313soft_clip_allEiPKfPf", "soft_clip_all",
+                     "Step 3.3: `simd` as the last part of the combined construct");
+}
+
+// Step 3.2 (a): soft_clip is declared for the device (declare target) and
+// for vector loops (declare simd). Clang inlines it into the loop here, so
+// leaving both out changes neither the numbers nor the speed in this file;
+// it matters where the call is not inlined (another file, a library), and
+// only the declarations tell. Read from the compiler's AST: attributes
+// OMPDeclareTargetDeclAttr and OMPDeclareSimdDeclAttr on soft_clip, however
+// they were written (a begin/end block, `declare target to(soft_clip)`).
+TEST_CASE("soft_clip is declared for the device and for vector loops (declare target and declare simd)",
+          "[lesson3][correctness]") {
+  const Compiled c = compile_simd("-fsyntax-only -Xclang -ast-dump -Xclang -ast-dump-filter -Xclang soft_clip", false);
+  if (!compiled(c, "how soft_clip is declared")) return;
+  bool seen = false, target = false, simd = false, inside = false;
+  std::istringstream in(c.out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("Dumping ", 0) == 0) {
+      // "Dumping lesson3::(anonymous namespace)::soft_clip:", not soft_clip_all
+      const std::string tail = "::soft_clip:";
+      inside = line == "Dumping soft_clip:" ||
+               (line.size() > tail.size() && line.compare(line.size() - tail.size(), tail.size(), tail) == 0);
+      seen = seen || inside;
+    } else if (inside) {
+      target = target || line.find("OMPDeclareTargetDeclAttr") != std::string::npos;
+      simd = simd || line.find("OMPDeclareSimdDeclAttr") != std::string::npos;
+    }
+  }
+  INFO("compiler: " << c.cmd);
+  if (!seen)
+    FAIL("found no function soft_clip in " << lesson3::source_file()
+         << ": step 3.2 keeps its name (soft_clip_all calls it)");
+  if (!target && !simd)
+    FAIL("soft_clip is declared neither for the device nor for vector loops: step 3.2 (a) is not done. Clang "
+         "inlines it into this file's loop, so the numbers come out right anyway, but a call it does not inline "
+         "(another file, a library) needs both: look up `declare target` and `declare simd` (README, step 3.2).");
+  if (!target)
+    FAIL("soft_clip has `declare simd` but no `declare target`: nothing promises a device version of it. Step "
+         "3.2 (a) asks for both (README, step 3.2).");
+  if (!simd)
+    FAIL("soft_clip has `declare target` but no `declare simd`: vector loops calling it get no vector version, "
+         "only a call per lane. Step 3.2 (a) asks for both (README, step 3.2).");
+  SUCCEED();
+}
+
 TEST_CASE("soft clip at n = 1", "[lesson3][correctness]") { check_clip(1); }
 TEST_CASE("soft clip at prime n = 31", "[lesson3][correctness]") { check_clip(31); }
 TEST_CASE("soft clip at n = 1003 (not a multiple of any vector width)", "[lesson3][correctness]") { check_clip(1003); }
@@ -283,14 +478,15 @@ TEST_CASE("soft clip at n = 2^20", "[lesson3][correctness]") { check_clip(1 << 2
 //   defaults are larger anyway.
 // Measured in the child (2-core x86-64, clang 19): the solution 3 teams x 3
 // threads, every iteration where promised; the starter 5 x 4 with blocks of
-// iterations per thread; each clause left out fails here.
+// iterations per thread; each clause left out fails here. The solution kept
+// the promise and reported the grant for every value of the drawn ranges
+// below (114 runs, each request value beside a fixed other one).
 namespace {
 
 struct OwnerRequest {
   int teams, threads, chunk;
 };
 
-// Host (in the child): 3 teams of 3 threads, chunks of two passes of a team.
 // GPU: 4 teams of 64 threads (two warps), chunks of three passes (192). The
 // chunk is never the team size: with chunk = threads, schedule(static) would
 // give each thread one iteration too, and LLVM's default team chunk is the
@@ -298,8 +494,48 @@ struct OwnerRequest {
 // dist_schedule teams took chunks of 64; with no clause, 33 teams of 32
 // threads took 128; schedule(static), no dist_schedule, no thread_limit and
 // no num_teams each broke the promise or the bounds).
-OwnerRequest owner_request() {
-  return course::device_info().is_gpu() ? OwnerRequest{4, 64, 192} : OwnerRequest{3, 3, 6};
+//
+// Host (in the child): two requests, drawn afresh each run so that no record
+// can be written for numbers known in advance (COURSE_LESSON3_OWNERS=
+// "t,h,c;t,h,c" repeats a run; the test prints what it drew):
+// - 2-4 teams of 2-3 threads, below the child's defaults (5 teams of 4), so a
+//   bound left out shows; the chunk is 2 to 3 passes of a team plus a few, so
+//   schedule(static) without a chunk size gives a thread two iterations in a row;
+// - 2-4 teams of 5-8 threads, beyond the 4 a team gets in the child: the
+//   device grants fewer threads than asked, so records that repeat the request
+//   instead of asking the runtime where each iteration ran show.
+// Each request is also run by the test's own bounded loop
+// (course::baseline::bounded_grant): the records must report the teams and
+// threads the device grants for those bounds, more than one of each here.
+std::vector<OwnerRequest> draw_host_requests() {
+  if (const char *e = std::getenv("COURSE_LESSON3_OWNERS")) {
+    std::vector<OwnerRequest> r;
+    OwnerRequest q{};
+    for (const char *at = e; std::sscanf(at, "%d,%d,%d", &q.teams, &q.threads, &q.chunk) == 3;) {
+      r.push_back(q);
+      at = std::strchr(at, ';');
+      if (!at) break;
+      ++at;
+    }
+    if (!r.empty()) return r;
+  }
+  std::mt19937 g(std::random_device{}());
+  const auto in = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); };
+  OwnerRequest a{in(2, 4), in(2, 3), 0}, b{in(2, 4), in(5, 8), in(5, 11)};
+  a.chunk = in(a.threads + 2, 3 * a.threads + 1);
+  return {a, b};
+}
+
+std::string requests_text(const std::vector<OwnerRequest> &rs) {
+  std::string s;
+  for (const auto &r : rs)
+    s += (s.empty() ? "" : ";") + std::to_string(r.teams) + "," + std::to_string(r.threads) + "," +
+         std::to_string(r.chunk);
+  return s;
+}
+
+std::vector<OwnerRequest> owner_requests() {
+  return course::device_info().is_gpu() ? std::vector<OwnerRequest>{{4, 64, 192}} : draw_host_requests();
 }
 
 // Sizes: a prime first (its message shows the most), several rounds of
@@ -326,7 +562,8 @@ std::string owner_excerpt(int n, const OwnerRequest &rq, const std::vector<lesso
 
 // Every way the recorded map breaks the promise, one paragraph each; empty
 // when it keeps it.
-std::string diagnose_owners(int n, const OwnerRequest &rq, const std::vector<lesson3::Owner> &got) {
+std::string diagnose_owners(int n, const OwnerRequest &rq, const std::vector<lesson3::Owner> &got,
+                            const course::baseline::Grant &grant) {
   std::string msg;
   const auto said = [&](const std::string &s) { msg += (msg.empty() ? "" : "\n") + s; };
   int never = 0, first_never = -1, T = 0, G = 0, first_team = -1, first_thread = -1;
@@ -365,6 +602,30 @@ std::string diagnose_owners(int n, const OwnerRequest &rq, const std::vector<les
          " threads where at most " + std::to_string(rq.teams) + " teams of " + std::to_string(rq.threads) +
          " threads were asked. Without a bound the implementation picks the counts; which two clauses set the upper "
          "bounds? Step 3.4 (README, \"How the device runs a loop\").");
+  // The records against what the device grants for these bounds (the test's
+  // own loop, run just before with the same bounds): a record written from the
+  // request, or a loop that ran on one thread, cannot match it.
+  if (T != grant.teams || G != grant.threads) {
+    const std::string granted = std::to_string(grant.teams) + " teams of " + std::to_string(grant.threads) +
+                                " threads";
+    if (T == 1 && G == 1 && grant.teams * grant.threads > 1)
+      said("Every iteration ran on one team of one thread, where a loop with these bounds is granted " + granted +
+           " on this device (the test ran one). A plain `target` region (or one without teams and parallel) "
+           "keeps the promise only trivially: step 3.4 spreads the loop over teams and their threads, with the "
+           "combined construct and its four clauses (README, \"How the device runs a loop\").");
+    else if (T == rq.teams && G == rq.threads)
+      said("The records repeat the request instead of asking the runtime where each iteration ran: they say " +
+           std::to_string(T) + " teams of " + std::to_string(G) +
+           " threads, exactly the bounds asked for, but the device grants " + granted +
+           " for these bounds (the test ran such a loop). The loop body records what omp_get_team_num(), "
+           "omp_get_thread_num(), omp_get_num_teams() and omp_get_num_threads() report; step 3.4 changes only the "
+           "construct's clauses.");
+    else
+      said("The records say " + std::to_string(T) + " teams of " + std::to_string(G) +
+           " threads, but a loop with these bounds is granted " + granted +
+           " on this device (the test ran one): do the records come from the runtime, and do num_teams and "
+           "thread_limit bound the league and the team? Step 3.4 (README, \"How the device runs a loop\").");
+  }
   if (first_team >= 0) {
     const int i = first_team;
     said("Not in chunks dealt in turn: iteration " + std::to_string(i) + " ran on team " +
@@ -398,16 +659,17 @@ std::string diagnose_owners(int n, const OwnerRequest &rq, const std::vector<les
 // The records are poisoned (-1) in device memory, as course_test::
 // with_device_poison does, so an iteration that never ran stays -1.
 std::string check_owners() {
-  const OwnerRequest rq = owner_request();
-  for (const int n : owner_sizes()) {
-    std::vector<lesson3::Owner> got(static_cast<std::size_t>(n), lesson3::Owner{-1, -1, -1, -1});
-    lesson3::Owner *p = got.data();
+  for (const OwnerRequest &rq : owner_requests())
+    for (const int n : owner_sizes()) {
+      const auto grant = course::baseline::bounded_grant(n, rq.teams, rq.threads);
+      std::vector<lesson3::Owner> got(static_cast<std::size_t>(n), lesson3::Owner{-1, -1, -1, -1});
+      lesson3::Owner *p = got.data();
 #pragma omp target enter data map(to : p[0:n])
-    lesson3::record_owners(n, rq.teams, rq.threads, rq.chunk, p);
+      lesson3::record_owners(n, rq.teams, rq.threads, rq.chunk, p);
 #pragma omp target exit data map(from : p[0:n])
-    const std::string why = diagnose_owners(n, rq, got);
-    if (!why.empty()) return why;
-  }
+      const std::string why = diagnose_owners(n, rq, got, grant);
+      if (!why.empty()) return why;
+    }
   return "";
 }
 
@@ -427,8 +689,12 @@ TEST_CASE("each iteration runs on the team and thread that dist_schedule and sch
     }
     return;
   }
+  const std::string drawn = requests_text(draw_host_requests());
+  std::cout << "record_owners requests (teams,threads,chunk) drawn for this run: " << drawn
+            << " (COURSE_LESSON3_OWNERS=\"" << drawn << "\" repeats them)" << std::endl;
   const auto r = course_test::run_self(kOwnersTest, {"KMP_TEAMS_THREAD_LIMIT=64", "OMP_NUM_THREADS=4", "OMP_NUM_TEAMS=5",
-                                                     "OMP_TEAMS_THREAD_LIMIT=4", "COURSE_LESSON3_CHILD=1"});
+                                                     "OMP_TEAMS_THREAD_LIMIT=4", "COURSE_LESSON3_CHILD=1",
+                                                     "COURSE_LESSON3_OWNERS=" + drawn});
   if (!r.started) FAIL("could not run the child process: " + r.output);
   if (r.exit_code != 0) {
     const auto b = r.output.find(kChildBegin), e = r.output.find(kChildEnd);

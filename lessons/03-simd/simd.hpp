@@ -46,4 +46,9 @@ struct Owner {
 /// (the tests fill it with -1 first). n, teams, threads and chunk are >= 1.
 void record_owners(int n, int teams, int threads, int chunk, Owner *owner);
 
+/// The path of the graded simd.cpp as it was compiled (the tests compile it
+/// again to ask the compiler which loops it vectorized and what soft_clip is
+/// declared as).
+const char *source_file();
+
 }  // namespace lesson3
