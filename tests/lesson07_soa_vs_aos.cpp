@@ -385,7 +385,8 @@ void check_tiled_shape() {
     FAIL("cannot ask the compiler how step_tiled() works: " << t.why);
   }
   bool calls_step = false, teams = false, barrier = false, tile = false;
-  const std::regex call(R"((^|[^\w.>])step\s*\()"), array(R"(^\s*(const\s+)?(float|double|int|Body|State)\s+\w+\s*\[)");
+  const std::regex call(R"((^|[^\w.>])step\s*\()");
+  const std::regex array(R"(^\s*(const\s+)?((float|double|int|Body|State)\s+\w+\s*\[|std::array\s*<))");
   std::string body;
   for (const auto &l : t.lines) {
     body += "\n    " + l;

@@ -547,15 +547,16 @@ struct WorkItem {
   bool target = false;         // it has a target construct of its own
   bool calls_row = false;      // it calls copy_row<...>()
   bool byte_copies = false;    // dst[...] = ... : bytes one at a time
-  int loops = 0, collapsed = 1;  // for loops in the body; collapse(k) of its loop directive
+  int loops = 0, collapsed = 1;  // for loops in the body; collapse(k) of its directives
   std::vector<std::string> widths;  // template arguments of copy_vector / load_vector / store_vector
   std::string text;            // the body, for the failure message
 };
 
 WorkItem work_item(const std::string &ast, const std::string &fn) {
   WorkItem w;
-  const std::regex head("^(template <int N> )?void " + fn + "\\(.*\\{$"), vec(R"(\b(copy|load|store)_vector\s*<\s*([^>]*?)\s*>\s*\()"),
-      row(R"(\bcopy_row\s*<)"), bytes(R"(\bdst\s*\[[^\]]*\]\s*=[^=])"), collapse(R"(collapse\((\d+)\))");
+  const std::regex head("^(template <int N> )?void " + fn + "\\(.*\\{$");
+  const std::regex vec(R"(\b(copy|load|store)_vector\s*<\s*([^>]*?)\s*>\s*\()"), row(R"(\bcopy_row\s*<)"),
+      bytes(R"(\bdst\s*\[[^\]]*\]\s*=[^=])"), collapse(R"(collapse\((\d+)\))");
   std::istringstream in(ast);
   bool inside = false;
   for (std::string line; std::getline(in, line);) {
@@ -569,7 +570,7 @@ WorkItem work_item(const std::string &ast, const std::string &fn) {
     if (at != std::string::npos) {
       std::smatch m;
       w.target = w.target || line.find("#pragma omp target", at) == at;
-      if (has(line, " for") && std::regex_search(line, m, collapse)) w.collapsed = std::stoi(m[1].str());
+      if (std::regex_search(line, m, collapse)) w.collapsed = std::stoi(m[1].str());
       continue;
     }
     if (line.find_first_not_of(' ') != std::string::npos && line.compare(line.find_first_not_of(' '), 4, "for ") == 0)
