@@ -12,7 +12,8 @@ only what is the student's.
 tests/given.json, the manifest, holds a short hash of every given file and,
 for every file a student edits, the sequence of its given lines (hashed; blank
 and comment-only lines left out, so a note of the student's own is no edit)
-with a placeholder per TODO block. It is written from the course's own
+with a placeholder per TODO block; and, under "steps", each starter's TODO
+blocks as released, by which scripts/progress.sh tells a step not started. It is written from the course's own
 starters (`given.py write`) and checked to be current in CI (`given.py stale`).
 
   given.py write [ROOT]                  rewrite ROOT/tests/given.json
@@ -39,6 +40,9 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import check_blocks  # noqa: E402  (the marked-block parser, written once)
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "progress"))
+import grades  # noqa: E402  (the starters' steps, as scripts/progress.sh judges them)
 
 MANIFEST = pathlib.PurePosixPath("tests/given.json")
 # Given to every lesson: the build, the shared library, the test support, the
@@ -150,6 +154,7 @@ def build_manifest(root):
         "about": "what the course gives: written by scripts/given.py write; do not edit",
         "course": {f: digest((root / f).read_bytes()) for f in course_files(root)},
         "lessons": lessons,
+        "steps": grades.starters_record(root),
     }
 
 

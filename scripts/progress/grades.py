@@ -8,8 +8,8 @@ It reads
     lines ("lesson 3 simd: 5.2x faster than baseline (needs >= 3.0x on host,
     2 threads)");
   - the student's own files against the starters' blocks as the course
-    released them (starters.json beside this file, written from lessons/ by
-    `progress.py --write-manifest`): a step whose every TODO block is still
+    released them (the "steps" part of tests/given.json, written from lessons/
+    by `scripts/given.py write`): a step whose every TODO block is still
     the starter's, byte for byte, is "not started";
 
 and decides, per lesson, which steps are done and which step is next:
@@ -39,7 +39,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 import check_blocks as blocks  # noqa: E402  (the course's block parser, not a copy)
 
 HERE = pathlib.Path(__file__).resolve().parent
-MANIFEST = HERE / "starters.json"
+# The course's one record of what it gives (scripts/given.py writes it): its
+# "steps" part holds the starters' blocks as released.
+MANIFEST = HERE.parent.parent / "tests" / "given.json"
 
 VERDICT = re.compile(r"^(lesson (\d+) ([^:]*)): ([0-9.]+)x (faster|slower) than baseline "
                      r"\(needs >= ([0-9.eE+]+)x on (\w+), ([^)]*)\)", re.M)
@@ -195,12 +197,12 @@ def lesson_blocks(path):
     return digests, first
 
 
-def write_manifest(repo, path=MANIFEST):
+def starters_record(repo):
     """The starters' blocks as the course releases them: for each lesson, the
     files a student edits (those solutions/ holds), and per step its label,
-    whether it is optional and each block's digest."""
-    data = {"generated_by": "scripts/progress/progress.py --write-manifest (from lessons/ and solutions/; "
-                            "do not edit)", "lessons": {}}
+    whether it is optional and each block's digest. scripts/given.py keeps it
+    in tests/given.json under "steps"."""
+    data = {"lessons": {}}
     for sol_dir in sorted((repo / "solutions").glob("[0-9][0-9]-*")):
         n = int(sol_dir.name[:2])
         lesson = {"folder": sol_dir.name, "files": [], "steps": []}
@@ -217,13 +219,12 @@ def write_manifest(repo, path=MANIFEST):
                 seen[step]["blocks"][sol.name] = ds
         lesson["steps"].sort(key=lambda s: numeric_id(s["id"]))
         data["lessons"][str(n)] = lesson
-    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-    return text
+    return data["lessons"]
 
 
 def load_manifest(path=MANIFEST):
     try:
-        return json.loads(pathlib.Path(path).read_text())["lessons"]
+        return json.loads(pathlib.Path(path).read_text())["steps"]
     except (OSError, ValueError, KeyError):
         return {}
 

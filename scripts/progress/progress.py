@@ -19,7 +19,7 @@ not run (its untouched starter fails by design).
 
   scripts/progress.sh [--build DIR] [--lessons 1,3] [--no-run] [--html FILE] [--color auto|always|never]
       --no-run       read the last results instead of running the tests
-  scripts/progress.sh --write-manifest | --check-manifest    (course authors: starters.json)
+  (course authors: the starters' record is part of tests/given.json: scripts/given.py write)
 
 Exit status: 0 the overview was printed (whatever it says); 2 bad arguments or no build.
 """
@@ -273,25 +273,7 @@ def main():
     ap.add_argument("--html", help="where to write the page (default BUILD/progress.html)")
     ap.add_argument("--json", help="where to write the same as JSON (default BUILD/progress/progress.json)")
     ap.add_argument("--color", "--colour", choices=("auto", "always", "never"), default="auto")
-    ap.add_argument("--write-manifest", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--check-manifest", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
-
-    if a.write_manifest or a.check_manifest:
-        if not (REPO / "solutions").is_dir():
-            die("the starters' record is written from the course's own checkout (with solutions/)")
-        want = grades.write_manifest(REPO)
-        if a.write_manifest:
-            grades.MANIFEST.write_text(want)
-            print(f"progress: wrote {grades.MANIFEST}")
-            return 0
-        have = grades.MANIFEST.read_text() if grades.MANIFEST.is_file() else ""
-        if have != want:
-            print(f"progress: {grades.MANIFEST.relative_to(REPO)} does not match the starters in lessons/: "
-                  f"run scripts/progress.sh --write-manifest and commit it with the starters")
-            return 1
-        print("progress: starters.json matches lessons/")
-        return 0
 
     build = pathlib.Path(a.build) if a.build else REPO / "build"
     if not (build / "CMakeCache.txt").is_file():
