@@ -42,9 +42,10 @@
 // undone step: 1.0x). On the host device the baseline's loop has `simd
 // reduction` (given.inc): a vectorising compiler gets from one line what
 // Vec16 and partial sums get, and the loop is memory-bound either way
-// (2-core EPYC, busy, process CPU time: 0.9-1.0x; the plain loop without
-// the clause was 3.4x slower). So the host value is "no slower", with room
-// for a busy machine, and the compiled-code test grades the step there.
+// (2-core EPYC, load 13, process CPU time: 0.9x, 2026-11-27; the plain loop
+// without the clause is 3.4x slower than the solution). So the host value is
+// "no slower", with room for a busy machine (0.7: the starter's loop falls
+// far below it), and the compiled-code test grades the step there.
 // Histogram (step 11.2): H100 1.2x (the undone step: 0.66x). On the host
 // device each team has one thread and its atomics are locked adds whatever
 // loads come before them (measured 1.0x), so the host value is "no slower",
@@ -62,13 +63,15 @@
 // (3.41 -> 3.13 ms in the lesson program, 3.51 -> 3.23 ms in this test;
 // docs/results/h100-2026-11-26-sgemm.md), so the gpu value is 1.04. Host,
 // process CPU time: 1.1-1.2x (the any-thread path; a busy 2-core machine),
-// too little to grade, so the host value is "no slower"; there, as on every
-// device, the undone step fails the correctness tests instead (C stays zero).
+// and 0.83-0.91x on 2026-11-27 (load 13): nothing to grade, so the host value
+// is "no slower" with room; there, as on every device, the undone step fails
+// the correctness tests (C stays zero) and the compiled-code test grades the
+// tile's height.
 namespace thresholds {
 constexpr course::Threshold kNbody{"lesson11.nbody", 0.8, 1.1, course::Scaling::fixed, 0};
-constexpr course::Threshold kSum{"lesson11.sum", 0.8, 1.2, course::Scaling::fixed, 0};
+constexpr course::Threshold kSum{"lesson11.sum", 0.7, 1.2, course::Scaling::fixed, 0};
 constexpr course::Threshold kHistogram{"lesson11.histogram", 0.8, 1.1, course::Scaling::fixed, 0};
-constexpr course::Threshold kGemm{"lesson11.gemm", 0.8, 1.04, course::Scaling::fixed, 0};
+constexpr course::Threshold kGemm{"lesson11.gemm", 0.7, 1.04, course::Scaling::fixed, 0};
 }  // namespace thresholds
 
 namespace {
@@ -415,18 +418,19 @@ int most_wide_in_a_block(const std::vector<PtxBlock> &bs) {
 }
 
 // What step 11.1 or 11.2 asks of a function that streams b: 16-byte loads,
-// several of them issued together. Empty when it has them.
+// several of them issued together. Empty when it has them. (Each message
+// starts with what is wrong: Catch wraps long lines, the start stays whole.)
 std::string streaming_verdict(const std::vector<PtxBlock> &bs, const std::string &fn, const char *first_use) {
   const PtxBlock t = total(bs);
   const int together = most_wide_in_a_block(bs);
   if (t.wide == 0)
-    return fn + ", compiled for a GPU, reads b with 4-byte loads only (no 16-byte load among them): a `simd` "
-                "clause or scalar partial sums speed up a CPU, but a GPU thread still asks memory for one element "
-                "at a time. A type 16 bytes long and 16-byte aligned lets one load instruction bring 16 bytes "
-                "(README, Steps: 11.1 and 11.2).";
+    return "4-byte loads only, however fast simd or partial sums make a CPU: " + fn +
+           ", compiled for a GPU, reads b without one 16-byte load, so each GPU thread asks memory for one element "
+           "at a time. A type 16 bytes long and 16-byte aligned lets one load instruction bring 16 bytes (README, "
+           "Steps: 11.1 and 11.2).";
   if (together < 2)
-    return fn + ", compiled for a GPU, has 16-byte loads (" + std::to_string(t.wide) +
-           "), but one 16-byte load at a time: each waits for " + first_use +
+    return "One 16-byte load at a time: " + fn + ", compiled for a GPU, has 16-byte loads (" +
+           std::to_string(t.wide) + "), but each waits for " + first_use +
            " before the next is asked for. Issue several loads before the first of them is needed (README, Steps: "
            "11.1 and 11.2).";
   return "";
@@ -757,14 +761,14 @@ TEST_CASE("N-body step serves several bodies per load with the hardware 1/sqrt (
     return;
   }
   if (t.sqrt > 0 || t.div > 0)
-    FAIL_CHECK("tile_forces, compiled for a GPU, computes each 1 / sqrt as a square root and a division ("
-               << t.sqrt << " sqrt.rn, " << t.div
-               << " rcp.rn or div.rn): two long instructions per interaction where the hardware has one "
+    FAIL_CHECK("A square root and a division for each 1 / sqrt: tile_forces, compiled for a GPU, has "
+               << t.sqrt << " sqrt.rn and " << t.div
+               << " rcp.rn or div.rn, two long instructions per interaction where the hardware has one "
                   "approximate instruction, close enough for gravity; gravity.hpp offers it (README, Steps: 11.3).");
   if (per < 2)
-    FAIL_CHECK("tile_forces, compiled for a GPU: each 16-byte team-local load of a body j serves "
-               << per_text << " interaction(s) (" << pulls << " from " << loads
-               << " bodies loaded in its busiest loop). With one body per thread, or with each of a group's bodies "
+    FAIL_CHECK("Each body j loaded serves " << per_text << " interaction(s): in tile_forces, compiled for a GPU, "
+               << "its busiest loop does " << pulls << " interactions per " << loads
+               << " bodies j loaded from team-local memory. With one body per thread, or with each of a group's bodies "
                   "sweeping the tile on its own, every body i asks team-local memory for every body j. Pull all of a "
                   "group's bodies with one body j before loading the next (README, Steps: 11.3).");
 }
@@ -961,8 +965,9 @@ TEST_CASE("SGEMM register tile gets more multiply-adds per load than lesson 5's 
   // Lesson 5's 8 x 8 tile: 64 multiply-adds from 4 loads per k (16 per
   // load); 16 x 8: 128 from 6 (21.3).
   if (per < 20)
-    FAIL_CHECK("multiply_tile, compiled for a GPU, does "
-               << t.fma << " multiply-adds per k-tile from " << loads << " 16-byte loads of As and Bs: " << per_text
-               << " per load" << (per < 16.5 ? ", what lesson 5's 8 x 8 tile gets" : "")
-               << ". A thread that owns more rows of C uses each Vec4 of Bs for more of them (README, Steps: 11.4).");
+    FAIL_CHECK(per_text << " multiply-adds per load" << (per < 16.5 ? ", what lesson 5's 8 x 8 tile gets" : "")
+                        << ": multiply_tile, compiled for a GPU, does " << t.fma << " multiply-adds per k-tile from "
+                        << loads
+                        << " 16-byte loads of As and Bs. A thread that owns more rows of C uses each Vec4 of Bs "
+                           "for more of them (README, Steps: 11.4).");
 }
