@@ -811,7 +811,7 @@ std::string ranges(const std::set<int> &s) {
 std::string wrong_in_the_tile(const std::vector<float> &C, const GemmSet &g) {
   const int rm = lesson11::matmul_rows_per_thread();
   if (rm <= 0 || rm % 4 != 0 || rm > 64) return "";
-  std::set<int> rows, cols;
+  std::set<int> rows, cols, all_r, all_c;  // wrong ones; all that C holds
   const int ty_n = 16, tx_n = 16, bm = rm * ty_n, bn = 8 * tx_n;
   // Right entries are off by ~1e-6 sqrt(n); a wrong row or column by about
   // sqrt(n) / 3 (the entries of A and B are in [-1, 1)).
@@ -819,17 +819,17 @@ std::string wrong_in_the_tile(const std::vector<float> &C, const GemmSet &g) {
   for (int i = 0; i < g.n; ++i)
     for (int j = 0; j < g.n; ++j) {
       const std::size_t k = static_cast<std::size_t>(i) * g.n + j;
-      if (std::fabs(C[k] - g.ref[k]) <= tol) continue;  // NaN (never written) fails this too
       const int ii = i % bm, jj = j % bn;
-      rows.insert(ii / (4 * ty_n) * 4 + ii % 4);  // inverse of GemmShape::row_of
-      cols.insert(jj / (4 * tx_n) * 4 + jj % 4);  // inverse of GemmShape::col_of
+      const int r = ii / (4 * ty_n) * 4 + ii % 4, c = jj / (4 * tx_n) * 4 + jj % 4;  // GemmShape's row_of, col_of inverted
+      all_r.insert(r);
+      all_c.insert(c);
+      if (std::fabs(C[k] - g.ref[k]) <= tol) continue;  // NaN (never written) fails this too
+      rows.insert(r);
+      cols.insert(c);
     }
   if (rows.empty()) return "";
-  std::set<int> all_r, all_c;
-  for (int r = 0; r < rm; ++r) all_r.insert(r);
-  for (int c = 0; c < 8; ++c) all_c.insert(c);
   const auto say = [](const std::set<int> &bad, const std::set<int> &all, const char *what) {
-    if (bad == all) return std::string("every ") + what;
+    if (bad == all) return std::string("every ") + what + " C has";
     std::set<int> good;
     for (int v : all)
       if (!bad.count(v)) good.insert(v);
@@ -837,8 +837,8 @@ std::string wrong_in_the_tile(const std::vector<float> &C, const GemmSet &g) {
   };
   return " In each thread's " + std::to_string(rm) + " x 8 block of C (acc[r][c]), the wrong entries lie in " +
          say(rows, all_r, "row") + " and in " + say(cols, all_c, "column") +
-         ": those rows of As or columns of Bs do not match the rows and columns the thread owns (GemmShape's row_of "
-         "and col_of).";
+         ": those rows of As or columns of Bs do not match the rows and columns the thread owns, as GemmShape's row_of "
+         "and col_of give them";
 }
 
 // matmul() at a + offset and b + offset with the whole arrays a[0:m) and
