@@ -50,7 +50,7 @@ def main(argv):
             tag = "NEAR  "
         else:
             tag = "ok    "
-        print(f"  {tag}{line}  [margin {margin:.2f}x]")
+        print(f"  {tag}{line}  [{margin:.2f} times what it needs]")
     near = sum(1 for _, _, g, n, _ in rows if n <= g < n * NEAR)
     if near:
         print(f"  NEAR: passed by less than {NEAR}x the threshold; a busier run may fail it")
