@@ -16,7 +16,7 @@
 #                lessonNN_test must pass, the starters' lessonNN_starter_test
 #                must fail) and prints one verdict line per program; JUnit XML
 #                per program under $OUT (or BUNDLE/junit) when set
-#   GPU node:  scripts/report-gpu.sh test RUNTIME.tar.xz BUNDLE --repeat N [--lessons 9,11]
+#   GPU node:  scripts/report-gpu.sh test RUNTIME.tar.xz BUNDLE --repeat N [--lessons 9,11] [--case NAME]...
 #                does each speed verdict hold run after run? every solution
 #                test program's speed tests N times and each step mutant's
 #                catching test N times: per speed test the pass rate and
@@ -135,14 +135,19 @@ case "$cmd" in
         [[ "${2:-}" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--lessons needs lesson numbers such as 9,11, got '${2:-}'"
         only="@($(for n in ${2//,/ }; do printf '%02d|' "$((10#$n))"; done | sed 's/|$//'))"; shift 2
       fi
-      [ $# -eq 0 ] || die "--repeat takes no Catch2 options (got '$*')"
+      cases=()
+      while [ "${1:-}" = "--case" ]; do
+        [ -n "${2:-}" ] || die "--case needs a test's full name"
+        cases+=(--case "$2"); shift 2
+      done
+      [ $# -eq 0 ] || die "--repeat takes only --lessons and --case (got '$*')"
       shopt -s extglob nullglob
       progs=("$bundle"/lessons/$only-*/lesson$only"_test" "$bundle"/lessons/$only-*/lesson$only"_step"*_test)
       [ ${#progs[@]} -gt 0 ] || die "the bundle holds no test programs for those lessons"
       echo "report-gpu.sh: bundle built at $(cat "$bundle/report/commit.txt" 2>/dev/null || echo '?'); ${#progs[@]} program(s), $runs runs each"
       rc=0
       python3 "$repo/scripts/repeat_speed.py" --runs "$runs" --runner "$repo/scripts/gpu-node.sh $pack" \
-        ${OUT:+--md "$OUT/repeat.md"} "${progs[@]}" || rc=$?
+        ${OUT:+--md "$OUT/repeat.md"} "${cases[@]}" "${progs[@]}" || rc=$?
       exit "$rc"
     fi
     junit=${OUT:-$bundle/junit}

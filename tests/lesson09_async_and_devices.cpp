@@ -891,8 +891,19 @@ TEST_CASE("device_add_exp is faster than one device thread", "[lesson9][speedup]
                       "thread count; 'device_add_exp spreads the loop over the device's threads' grades it here");
   const int n = 1 << 20, dev = omp_get_default_device();
   const Inputs in(n);
-  auto d = lesson9::device_upload(n, in.first.data(), in.second.data(), dev);
+  lesson9::DeviceArrays d{};
+  const auto log = course::lesson9_alloc::record([&] { d = lesson9::device_upload(n, in.first.data(), in.second.data(), dev); });
   REQUIRE(d.result != nullptr);
+  // The baseline dereferences the arrays on the GPU: host memory there is an
+  // illegal access that ends the whole program, so step 9.2's memory first.
+  for (const void *a : {(const void *)d.first, (const void *)d.second, (const void *)d.result}) {
+    const auto *b = log.holding(a);
+    if (!b || b->source != course::lesson9_alloc::Source::target_alloc) {
+      lesson9::device_release(d);
+      FAIL("device_upload's arrays are not device memory from omp_target_alloc, so its kernel cannot be timed on "
+           "the device (README, step 9.2)");
+    }
+  }
   const auto cmp = course::compare_interleaved(
       [&] { base::add_exp_one_thread(n, d.first, d.second, d.result, lesson9::min_terms, dev); },
       [&] { lesson9::device_add_exp(d, lesson9::min_terms); }, 5, 1);
