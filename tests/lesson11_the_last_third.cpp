@@ -43,19 +43,19 @@
 // reduction` (given.inc): a vectorising compiler gets from one line what
 // Vec16 and partial sums get, and the loop is memory-bound either way
 // (2-core EPYC, load 13, process CPU time: 0.9x, 2026-11-27; the plain loop
-// without the clause is 3.4x slower than the solution). So the host value is
-// "no slower", with room for a busy machine (0.7: the starter's loop falls
-// far below it), and the compiled-code test grades the step there.
+// without the clause is 3.4x slower than the solution). So the speed test is
+// not run on the host device (its host value is unused) and the
+// compiled-code test grades the step there.
 // Histogram (step 11.2): H100 1.2x (the undone step: 0.66x). On the host
 // device each team has one thread and its atomics are locked adds whatever
-// loads come before them (measured 1.0x), so the host value is "no slower",
-// with room for a busy machine; the compiled-code test grades the step there.
+// loads come before them (measured 1.0x), so the speed test is not run there
+// (its host value is unused); the compiled-code test grades the step.
 // N-body (step 11.3), one step, n = 2048 host, 65536 gpu; the baseline is the
 // starter's kernel (one body per thread, exact 1 / sqrt), on the host device
 // with `simd reduction` over the tile (gravity.inc; without it the solution
 // was 3.4-3.5x faster, and a student's one-line simd 1.9x). Host, process CPU
-// time: 1.6x against that, so the host value is "no slower" with room, and
-// the compiled-code test grades the step there. H100, wall clock: 1.23x
+// time: 1.5-1.7x against that (2026-11-27, 2-core EPYC, busy and idle), so
+// the host value is 1.2, and the compiled-code test grades the step there too. H100, wall clock: 1.23x
 // (3.45 -> 2.81 ms per step; ncu, the kernel alone: 4.11 -> 3.33 ms), so the
 // gpu value is 1.1.
 // SGEMM (step 11.4), n = 4096 gpu, 256 host; the baseline is the same kernel
@@ -63,12 +63,12 @@
 // (3.41 -> 3.13 ms in the lesson program, 3.51 -> 3.23 ms in this test;
 // docs/results/h100-2026-11-26-sgemm.md), so the gpu value is 1.04. Host,
 // process CPU time: 1.1-1.2x (the any-thread path; a busy 2-core machine),
-// and 0.83-0.91x on 2026-11-27 (load 13): nothing to grade, so the host value
-// is "no slower" with room; there, as on every device, the undone step fails
+// and 0.83-0.91x on 2026-11-27 (load 13): nothing to grade, so the speed test
+// is not run there (its host value is unused); as on every device, the undone step fails
 // the correctness tests (C stays zero) and the compiled-code test grades the
 // tile's height.
 namespace thresholds {
-constexpr course::Threshold kNbody{"lesson11.nbody", 0.8, 1.1, course::Scaling::fixed, 0};
+constexpr course::Threshold kNbody{"lesson11.nbody", 1.2, 1.1, course::Scaling::fixed, 0};
 constexpr course::Threshold kSum{"lesson11.sum", 0.7, 1.2, course::Scaling::fixed, 0};
 constexpr course::Threshold kHistogram{"lesson11.histogram", 0.8, 1.1, course::Scaling::fixed, 0};
 constexpr course::Threshold kGemm{"lesson11.gemm", 0.7, 1.04, course::Scaling::fixed, 0};
@@ -507,6 +507,8 @@ TEST_CASE("histogram is right whatever teams and threads the runtime grants", "[
 }
 
 TEST_CASE("sum is faster than one 4-byte load at a time", "[lesson11][speedup]") {
+  if (!course::device_info().is_gpu())
+    COURSE_SKIP_SPEED("lesson 11 sum: not timed on the host device, where the baseline's one-line simd reduction does what the step does; 'sum loads 16 bytes at a time and several at once (compiled for a GPU)' grades step 11.1 here");
   const auto x = input(speedup_n, 5);
   float got = 0;
   const auto cmp = compare_on_device(
@@ -550,6 +552,8 @@ TEST_CASE("sum loads 16 bytes at a time and several at once (compiled for a GPU)
 }
 
 TEST_CASE("histogram is faster than one 4-byte load per atomic", "[lesson11][speedup]") {
+  if (!course::device_info().is_gpu())
+    COURSE_SKIP_SPEED("lesson 11 histogram: not timed on the host device, whose teams have one thread and whose atomics are locked adds whatever loads come first; 'histogram loads 16 bytes at a time and several before its atomics (compiled for a GPU)' grades step 11.2 here");
   const auto x = input(speedup_n, 6);
   std::vector<int> hist(lesson11::hist_bins), scratch(lesson11::hist_bins);
   const auto cmp = compare_on_device(
@@ -900,6 +904,8 @@ TEST_CASE("SGEMM with A and B off a 16-byte boundary", "[lesson11][correctness]"
 }
 
 TEST_CASE("SGEMM is faster than with an 8x8 register tile", "[lesson11][speedup]") {
+  if (!course::device_info().is_gpu())
+    COURSE_SKIP_SPEED("lesson 11 SGEMM: not timed on the host device, which runs the any-thread path; the correctness tests (C stays zero until step 11.4) and 'SGEMM register tile gets more multiply-adds per load than lesson 5's (compiled for a GPU)' grade it here");
   const int n = gemm_speed_n;
   const auto nn = static_cast<std::size_t>(n) * n;
   const auto A = course::random_vector<float>(nn, course_test::seed() + 501, -1.0f, 1.0f);
