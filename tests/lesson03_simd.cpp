@@ -283,16 +283,7 @@ struct Compiled {
   std::string why, out, cmd, record;  // record: the optimization record's text, when one was asked for
 };
 
-// The host-offload device is a device pass for the host's own triple.
-const char *cpu_device_flags() {
-#if defined(__x86_64__)
-  return "-fopenmp-targets=x86_64-unknown-linux-gnu";
-#elif defined(__aarch64__)
-  return "-fopenmp-targets=aarch64-unknown-linux-gnu";
-#else
-  return "";
-#endif
-}
+using course_test::host_device_flags;
 
 // simd.cpp as graded (lesson3::source_file(): in a step's or a mistake's
 // build, the copy under test), compiled with @p flags; with @p record, its
@@ -315,19 +306,17 @@ Compiled compile_simd(const std::string &flags, bool record) {
     r.why = "cannot make a folder in " + fs::temp_directory_path().string();
     return r;
   }
-  r.cmd = cxx + " -std=c++20 -fopenmp " + cpu_device_flags() + " " + flags +
+  r.cmd = cxx + " -std=c++20 -fopenmp " + host_device_flags() + " " + flags +
           (record ? " -c -o '" + tmp + "/simd.o' -fsave-optimization-record -foptimization-record-file='" + tmp +
                         "/simd.yaml' -foptimization-record-passes=loop-vectorize"
                   : std::string()) +
           " -I'" + headers.string() + "' '" + src.string() + "' 2>&1";
-  FILE *pipe = popen(r.cmd.c_str(), "r");
-  if (!pipe) {
+  const int status = course_test::run_command(r.cmd, r.out);
+  if (status < 0) {
     r.why = "cannot run " + cxx;
     return r;
   }
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) r.out += buf;
-  r.ok = pclose(pipe) == 0;
+  r.ok = status == 0;
   if (!r.ok) r.why = "the compiler failed:\n" + r.out.substr(0, 3000);
   if (record) {
     std::ifstream in(tmp + "/simd.yaml");

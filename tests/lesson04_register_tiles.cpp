@@ -345,13 +345,7 @@ NOCOV int main() {
 }
 )";
   }
-  const auto shell = [](const std::string &cmd, std::string &out) {
-    FILE *pipe = popen(cmd.c_str(), "r");
-    if (!pipe) return -1;
-    char buf[4096];
-    while (std::fgets(buf, sizeof buf, pipe)) out += buf;
-    return pclose(pipe);
-  };
+  const auto shell = course_test::run_command;
   std::string out;
   const std::string q = "'" + tmp + "/probe";
   if (shell(cxx + " -std=c++20 -O3 -fopenmp -fsanitize-coverage=trace-pc-guard -S -emit-llvm -I'" + dir.string() +

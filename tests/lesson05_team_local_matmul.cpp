@@ -255,14 +255,12 @@ Compiled compile_matmul(const std::string &flags) {
     return r;
   }
   r.cmd = cxx + " -std=c++20 -fopenmp " + flags + " -I'" + headers.string() + "' '" + src.string() + "' 2>&1";
-  FILE *pipe = popen(r.cmd.c_str(), "r");
-  if (!pipe) {
+  const int status = course_test::run_command(r.cmd, r.out);
+  if (status < 0) {
     r.why = "cannot run " + cxx;
     return r;
   }
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) r.out += buf;
-  r.ok = pclose(pipe) == 0;
+  r.ok = status == 0;
   if (!r.ok) r.why = "the compiler failed:\n" + r.out.substr(0, 3000);
   return r;
 }

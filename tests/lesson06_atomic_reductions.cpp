@@ -189,11 +189,7 @@ const Structure &structure() {
     r.cmd = cxx + " -std=c++20 -fopenmp -fsyntax-only -Xclang -ast-print -Xclang -ast-dump-filter -Xclang lesson6:: -I'" +
             headers.string() + "' -I'" + common.string() + "' '" + src.string() + "' 2>&1";
     std::string out;
-    if (FILE *pipe = popen(r.cmd.c_str(), "r")) {
-      char buf[4096];
-      while (std::fgets(buf, sizeof buf, pipe)) out += buf;
-      r.ok = pclose(pipe) == 0;
-    }
+    r.ok = course_test::run_command(r.cmd, out) == 0;
     if (!r.ok) {
       r.why = "the compiler failed:\n" + out.substr(0, 3000);
       return r;
@@ -499,12 +495,9 @@ TEST_CASE("atomics.cpp is conforming OpenMP (no atomic directly inside teams)", 
   }
   const std::string cmd = cxx + " -std=c++20 -fopenmp -fno-openmp-extensions -fsyntax-only -I'" + headers.string() +
                           "' -I'" + common.string() + "' '" + src.string() + "' 2>&1";
-  FILE *pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe);
   std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) out += buf;
-  const int status = pclose(pipe);
+  const int status = course_test::run_command(cmd, out);
+  REQUIRE(status >= 0);
   INFO("compiler: " << cmd);
   if (status != 0 && out.find("cannot be closely nested inside") != std::string::npos &&
       out.find("teams' region") != std::string::npos)

@@ -297,16 +297,7 @@ bool tiled_step_begun() {
   return false;
 }
 
-// The host-offload device is a device pass for the host's own triple.
-const char *host_device_flags() {
-#if defined(__x86_64__)
-  return "-fopenmp-targets=x86_64-unknown-linux-gnu";
-#elif defined(__aarch64__)
-  return "-fopenmp-targets=aarch64-unknown-linux-gnu";
-#else
-  return "";
-#endif
-}
+using course_test::host_device_flags;
 
 // step_tiled() as the compiler reads it: nbody.cpp compiled again (device
 // code for this machine's host-offload device, syntax only, a second or two)
@@ -339,15 +330,13 @@ TiledSource tiled_source() {
   r.cmd = cxx + " -std=c++20 -fopenmp -fno-openmp-extensions --offload-device-only " + host_device_flags() +
           " -fsyntax-only -Xclang -ast-print -Xclang -ast-dump-filter -Xclang step_tiled -I'" + lesson.string() +
           "' -I'" + common.string() + "' '" + src.string() + "' 2>&1";
-  FILE *pipe = popen(r.cmd.c_str(), "r");
-  if (!pipe) {
+  std::string out;
+  const int status = course_test::run_command(r.cmd, out);
+  if (status < 0) {
     r.why = "cannot run " + cxx;
     return r;
   }
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) out += buf;
-  if (pclose(pipe) != 0) {
+  if (status != 0) {
     r.why = "the compiler failed:\n" + out.substr(0, 3000);
     return r;
   }

@@ -373,14 +373,12 @@ Compiled compile_patterns(const std::string &flags) {
   }
   r.cmd = cxx + " -std=c++20 -fopenmp -fno-openmp-extensions --offload-device-only " + flags + " -I'" +
           headers.string() + "' '" + src.string() + "' 2>&1";
-  FILE *pipe = popen(r.cmd.c_str(), "r");
-  if (!pipe) {
+  const int status = course_test::run_command(r.cmd, r.out);
+  if (status < 0) {
     r.why = "cannot run " + cxx;
     return r;
   }
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) r.out += buf;
-  r.ok = pclose(pipe) == 0;
+  r.ok = status == 0;
   if (!r.ok) r.why = "the compiler failed:\n" + r.out.substr(0, 3000);
   // clang 19 cannot compile NVIDIA device code against glibc 2.41's headers
   // (Debian 13: "unsupported machine mode" in bits/floatn.h): the toolchain,
@@ -395,16 +393,7 @@ Compiled compile_patterns(const std::string &flags) {
   return r;
 }
 
-// The host-offload device is a device pass for the host's own triple.
-const char *host_device_flags() {
-#if defined(__x86_64__)
-  return "-fopenmp-targets=x86_64-unknown-linux-gnu";
-#elif defined(__aarch64__)
-  return "-fopenmp-targets=aarch64-unknown-linux-gnu";
-#else
-  return "";
-#endif
-}
+using course_test::host_device_flags;
 constexpr const char *nvptx_flags = "-fopenmp-targets=nvptx64-nvidia-cuda --offload-arch=sm_90 -nogpulib";
 
 // The `#pragma omp` lines of function @p fn's body in -ast-print output

@@ -314,12 +314,9 @@ TEST_CASE("normalize compiles to an SPMD kernel (compiler remarks for an NVIDIA 
   const std::string cmd = cxx + " -std=c++20 -O3 -fopenmp -fopenmp-targets=nvptx64-nvidia-cuda --offload-arch=sm_90 " +
                           "--offload-device-only -S -nogpulib -Rpass=openmp-opt -Rpass-analysis=openmp-opt -I'" +
                           header_dir.string() + "' '" + src.string() + "' -o /dev/null 2>&1";
-  FILE *pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe);
   std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) out += buf;
-  const int status = pclose(pipe);
+  const int status = course_test::run_command(cmd, out);
+  REQUIRE(status >= 0);
   // The OMP121 remarks, each place once with its count: the one that names a
   // called function (the printf: what step 10.1 is about) first, with the
   // source line the compiler quotes under it, then the kernel's own line.

@@ -352,11 +352,7 @@ Compiled compile_for_gpu(const std::map<std::string, std::string> &probes) {
           " --offload-device-only -S -nogpulib -I'" + headers.string() + "' -I'" + common.string() + "' '" + tmp +
           "/last_third.cpp' -o '" + tmp + "/probe.s' 2>&1";
   std::string out;
-  if (FILE *pipe = popen(r.cmd.c_str(), "r")) {
-    char buf[4096];
-    while (std::fgets(buf, sizeof buf, pipe)) out += buf;
-    r.ok = pclose(pipe) == 0;
-  }
+  r.ok = course_test::run_command(r.cmd, out) == 0;
   if (r.ok) {
     std::ifstream ptx(tmp + "/probe.s");
     r.functions = parse_ptx(ptx);

@@ -135,6 +135,16 @@ ChildRun run_self(const std::string &test_name, const std::vector<std::string> &
 /// program, else clang++; empty when neither is on PATH (a GPU node).
 std::string course_clang();
 
+/// Runs @p cmd through the shell and appends what it prints on stdout (add
+/// `2>&1` for stderr) to @p out. The exit status; -1 where it could not start.
+/// The one place a test runs the compiler or itself to read what came out.
+int run_command(const std::string &cmd, std::string &out);
+
+/// The clang flag for a device pass for this machine's host-offload device
+/// (its own triple), the device a test compiles the student's file for when
+/// it reads what the compiler made of it; "" on another architecture.
+const char *host_device_flags();
+
 /// A one-line account of a thread_cpu_seconds() result: "0.41 s on 2 threads: 51 % 49 %".
 std::string describe_thread_split(const std::vector<double> &seconds);
 

@@ -114,6 +114,24 @@ course_test::ChildRun course_test::run_self(const std::string &test_name, const 
   return r;
 }
 
+int course_test::run_command(const std::string &cmd, std::string &out) {
+  FILE *pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return -1;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe)) out += buf;
+  return pclose(pipe);
+}
+
+const char *course_test::host_device_flags() {
+#if defined(__x86_64__)
+  return "-fopenmp-targets=x86_64-unknown-linux-gnu";
+#elif defined(__aarch64__)
+  return "-fopenmp-targets=aarch64-unknown-linux-gnu";
+#else
+  return "";
+#endif
+}
+
 std::string course_test::course_clang() {
   for (const std::string &c : {"clang++-" + std::to_string(__clang_major__), std::string("clang++")})
     if (std::system(("command -v " + c + " > /dev/null 2>&1").c_str()) == 0) return c;
