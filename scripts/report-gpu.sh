@@ -16,12 +16,14 @@
 #                lessonNN_test must pass, the starters' lessonNN_starter_test
 #                must fail) and prints one verdict line per program; JUnit XML
 #                per program under $OUT (or BUNDLE/junit) when set
-#   GPU node:  scripts/report-gpu.sh test RUNTIME.tar.xz BUNDLE --repeat N [--lessons 9,11] [--case NAME]...
+#   GPU node:  scripts/report-gpu.sh test RUNTIME.tar.xz BUNDLE --repeat N [--lessons 9,11]
+#                [--only solutions|steps] [--case NAME]...
 #                does each speed verdict hold run after run? every solution
 #                test program's speed tests N times and each step mutant's
 #                catching test N times: per speed test the pass rate and
 #                min/median/max ratio, per step how often it was caught
-#                (scripts/repeat_speed.py); $OUT/repeat.md when OUT is set
+#                (scripts/repeat_speed.py; a catching test that times nothing
+#                repeats 8 programs at a time); $OUT/repeat.md when OUT is set
 #   GPU node:  scripts/report-gpu.sh steps RUNTIME.tar.xz BUNDLE[.tar.xz]
 #                every step graded, on the GPU: runs each step's mutant test
 #                program the bundle holds (built here with
@@ -135,18 +137,26 @@ case "$cmd" in
         [[ "${2:-}" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--lessons needs lesson numbers such as 9,11, got '${2:-}'"
         only="@($(for n in ${2//,/ }; do printf '%02d|' "$((10#$n))"; done | sed 's/|$//'))"; shift 2
       fi
+      which=all
+      if [ "${1:-}" = "--only" ]; then
+        case "${2:-}" in solutions|steps) which=$2 ;; *) die "--only takes solutions or steps, got '${2:-}'" ;; esac
+        shift 2
+      fi
       cases=()
       while [ "${1:-}" = "--case" ]; do
         [ -n "${2:-}" ] || die "--case needs a test's full name"
         cases+=(--case "$2"); shift 2
       done
-      [ $# -eq 0 ] || die "--repeat takes only --lessons and --case (got '$*')"
+      [ $# -eq 0 ] || die "--repeat takes only --lessons, --only and --case, in that order (got '$*')"
       shopt -s extglob nullglob
-      progs=("$bundle"/lessons/$only-*/lesson$only"_test" "$bundle"/lessons/$only-*/lesson$only"_step"*_test)
+      progs=()
+      [ "$which" = steps ] || progs+=("$bundle"/lessons/$only-*/lesson$only"_test")
+      [ "$which" = solutions ] || progs+=("$bundle"/lessons/$only-*/lesson$only"_step"*_test)
       [ ${#progs[@]} -gt 0 ] || die "the bundle holds no test programs for those lessons"
       echo "report-gpu.sh: bundle built at $(cat "$bundle/report/commit.txt" 2>/dev/null || echo '?'); ${#progs[@]} program(s), $runs runs each"
       rc=0
-      python3 "$repo/scripts/repeat_speed.py" --runs "$runs" --runner "$repo/scripts/gpu-node.sh $pack" \
+      # --jobs: a step caught by a check that times nothing repeats 8 programs at a time.
+      python3 "$repo/scripts/repeat_speed.py" --runs "$runs" --jobs 8 --runner "$repo/scripts/gpu-node.sh $pack" \
         ${OUT:+--md "$OUT/repeat.md"} "${cases[@]}" "${progs[@]}" || rc=$?
       exit "$rc"
     fi
