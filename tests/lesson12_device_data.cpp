@@ -1,0 +1,335 @@
+// Lesson 12 tests -- data that lives on the device. The thermometer pipeline
+// must give the right temperatures, and each table must be where the lesson
+// puts it. Two witnesses, as in lesson 2:
+//  - device memory, on every device and runtime: the test makes the host's
+//    copy and the device's copy of something differ (the calibration table,
+//    the readings, the temperatures) and checks which one the code used:
+//    the device's tables (12.1), a device copy brought up to date (12.2),
+//    the caller's device copy and never the stale host one (12.3), the host
+//    copy below the offload threshold and the device copy from it on (12.4);
+//  - an OMPT tool (lesson02_ompt.hpp) that counts launches and copies: no
+//    table crosses per convert() call (12.1), the linked table crosses once,
+//    one way (12.1), and no kernel is launched below the threshold (12.4).
+// No speed test: the threshold is a named constant (thermo.hpp) that the
+// lesson program measures; the tests check that the code honours it.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "course/data.hpp"
+#include "course/device.hpp"
+#include "course/verify.hpp"
+#include "course_test.hpp"
+#include "lesson02_ompt.hpp"  // defines this program's OMPT tool: include nowhere else
+#include "lesson12_thermo.hpp"
+#include "ompt_witness.hpp"
+#include "thermo.hpp"
+
+namespace {
+
+namespace trace = course::lesson2_trace;
+namespace ref = course::lesson12_ref;
+using lesson12::kOffloadThreshold;
+
+// A check built from a condition, for COURSE_CHECK.
+course::Check expect(bool ok, const std::string &message) {
+  course::Check c;
+  c.ok = ok;
+  if (!ok) c.message = message;
+  return c;
+}
+
+std::string str(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", x);
+  return buf;
+}
+
+// Temperatures of about 300 K from a float cubic: a few ulp each (1e-7
+// relative); 2e-6 leaves room, while the other polynomial of the
+// recalibration tests is off by 1e-2 or more.
+constexpr double kTol = 2e-6;
+// kelvin + a table entry of 0.05 K at most: one float rounding of the sum.
+constexpr double kCorrectionTol = 1e-6;
+
+std::vector<int> readings(int n, std::uint64_t salt = 0) {
+  return course::random_vector<int>((std::size_t)n, course_test::seed() + salt, 0, 4095);
+}
+
+// Temperatures spread over the table's range and a little past both ends.
+std::vector<float> temperatures(int n, std::uint64_t salt = 0) {
+  return course::random_vector<float>((std::size_t)n, course_test::seed() + 7 + salt, 190.f, 410.f);
+}
+
+std::vector<float> converted(int n, const std::vector<int> &raw) {
+  auto kelvin = course_test::poisoned<float>((std::size_t)n);
+  lesson12::convert(n, raw.data(), kelvin.data());
+  return kelvin;
+}
+
+void check_convert(int n) {
+  lesson12::set_calibration(ref::kDefaultCalibration);
+  const auto raw = readings(n);
+  COURSE_CHECK(course::check_close<float>(converted(n, raw), ref::kelvin(raw, ref::kDefaultCalibration), kTol,
+                                          "convert n=" + std::to_string(n)));
+}
+
+// Runs apply_correction() the way its callers do: kelvin mapped to the
+// device first, the host copy then overwritten with @p stale, the device's
+// copy brought back afterwards. What comes back is what the device holds.
+// A plain function, not a lambda: clang 19 crashes on some data directives
+// inside lambdas.
+void correct_held_on_device(std::vector<float> &kelvin, const std::vector<float> &stale, bool &refused) {
+  float *p = kelvin.data();
+  const int n = (int)kelvin.size();
+#pragma omp target enter data map(to : p[0:n])
+  std::copy(stale.begin(), stale.end(), kelvin.begin());
+  refused = false;
+  try {
+    lesson12::apply_correction(n, p);
+  } catch (const lesson12::NotOnDevice &) {
+    refused = true;
+  }
+#pragma omp target exit data map(from : p[0:n])
+}
+
+// Loads @p table and corrects n temperatures held on the device; the
+// verdict (the caller asserts it, after any check it wants to come first).
+course::Check corrected_on_device(int n, const std::vector<float> &table, const std::string &what) {
+  lesson12::load_correction(table.data());
+  const auto real = temperatures(n);
+  auto kelvin = real;
+  bool refused = false;
+  correct_held_on_device(kelvin, temperatures(n, 1), refused);
+  if (refused)
+    return expect(false, what + ": apply_correction threw NotOnDevice although the caller had mapped kelvin on the "
+                                "default device: ask omp_target_is_present about kelvin on "
+                                "omp_get_default_device() (README, step 12.3)");
+  auto c = course::check_close<float>(kelvin, ref::corrected(real, table), kCorrectionTol, what);
+  if (!c.ok && kelvin == real)
+    c.message += " -- the caller's device copy came back uncorrected: the correction ran on some other copy, or "
+                 "the device's correction table held none of the host's entries (README, steps 12.1 and 12.3)";
+  return c;
+}
+
+const char *kTablesHint =
+    " Declare the small tables on the device (`begin declare target` ... `end declare target`) and let the functions "
+    "read them there (README, step 12.1)";
+
+}  // namespace
+
+// ---- correctness: convert -----------------------------------------------------
+
+TEST_CASE("convert at n = 1 and prime n = 1009 (on the host side of the threshold)", "[lesson12][correctness]") {
+  check_convert(1);
+  check_convert(1009);
+}
+
+TEST_CASE("convert at the threshold and at prime n = 100003 (on the device)", "[lesson12][correctness]") {
+  check_convert(kOffloadThreshold);
+  check_convert(100003);
+}
+
+// Step 12.1, on every device: the host's copy of the calibration table is
+// changed behind the device's back (no target update). Tables declared on
+// the device keep the device's copy, so convert() still gives the old
+// polynomial's answer; tables mapped by each launch carry the host's copy in.
+TEST_CASE("convert on the device reads the tables the device holds and not the host's", "[lesson12][correctness]") {
+  const int n = kOffloadThreshold;
+  const auto raw = readings(n, 1);
+  lesson12::set_calibration(ref::kDefaultCalibration);
+  std::copy(ref::kOtherCalibration, ref::kOtherCalibration + lesson12::kCoefficients, lesson12::calibration);
+  const auto kelvin = converted(n, raw);
+  lesson12::set_calibration(ref::kDefaultCalibration);  // both copies agree again
+  auto c = course::check_close<float>(kelvin, ref::kelvin(raw, ref::kDefaultCalibration), kTol,
+                                      "convert n=65536 with the host's calibration changed but not the device's");
+  if (!c.ok && course::check_close<float>(kelvin, ref::kelvin(raw, ref::kOtherCalibration), kTol, "").ok)
+    c.message += std::string(" -- convert used the HOST's calibration table: each launch maps the tables in again "
+                             "(they are not declared on the device, so the region copies them).") +
+                 kTablesHint;
+  COURSE_CHECK(c);
+}
+
+TEST_CASE("convert copies readings in and temperatures out and no table", "[lesson12][correctness][ompt]") {
+  if (!course_test::ompt_witness_ready()) return;
+  const int n = 100003;
+  const auto raw = readings(n);
+  auto kelvin = course_test::poisoned<float>((std::size_t)n);
+  lesson12::set_calibration(ref::kDefaultCalibration);
+  lesson12::convert(n, raw.data(), kelvin.data());  // a first call: device start-up is not this test's business
+  const auto t = trace::record([&] { lesson12::convert(n, raw.data(), kelvin.data()); });
+  const std::size_t bytes = (std::size_t)n * 4;
+  COURSE_CHECK(expect(t.kernels == 1, "convert n=100003 launched " + str((double)t.kernels) +
+                                          " kernels; one region above the threshold launches one (README, step 12.4)"));
+  COURSE_CHECK(expect(t.to_device(raw.data(), bytes) == bytes && t.from_device(kelvin.data(), bytes) == bytes,
+                      "convert n=100003 must copy raw[0:n] in and kelvin[0:n] out"));
+  const std::size_t tables = t.to_device(lesson12::physics, sizeof lesson12::physics) +
+                             t.from_device(lesson12::physics, sizeof lesson12::physics) +
+                             t.to_device(lesson12::calibration, sizeof lesson12::calibration) +
+                             t.from_device(lesson12::calibration, sizeof lesson12::calibration);
+  COURSE_CHECK(expect(tables == 0, "convert n=100003 copied " + str((double)tables) +
+                                       " bytes of the physics and calibration tables between host and device in one "
+                                       "call: a table passed from the region is mapped by every launch, both ways." +
+                                       kTablesHint));
+  COURSE_CHECK(course::check_close<float>(kelvin, ref::kelvin(raw, ref::kDefaultCalibration), kTol,
+                                          "convert n=100003 (traced run)"));
+}
+
+// ---- step 12.2: a changed global reaches the device ------------------------------
+
+TEST_CASE("set_calibration reaches the device: convert follows a new polynomial", "[lesson12][correctness]") {
+  const int n = kOffloadThreshold;
+  const auto raw = readings(n, 2);
+  for (const float *c : {ref::kDefaultCalibration, ref::kOtherCalibration, ref::kDefaultCalibration}) {
+    const float *before = c == ref::kOtherCalibration ? ref::kDefaultCalibration : ref::kOtherCalibration;
+    lesson12::set_calibration(c);
+    const auto kelvin = converted(n, raw);
+    const std::string name = c == ref::kOtherCalibration ? "the other polynomial" : "the default polynomial";
+    auto check = course::check_close<float>(kelvin, ref::kelvin(raw, c), kTol,
+                                            "convert n=65536 after set_calibration(" + name + ")");
+    if (!check.ok && course::check_close<float>(kelvin, ref::kelvin(raw, before), kTol, "").ok)
+      check.message += " -- the device still computes with the previous polynomial: set_calibration changed the "
+                       "host's copy of the table and never copied it to the device's (`target update`; README, "
+                       "step 12.2)";
+    COURSE_CHECK(check);
+  }
+  lesson12::set_calibration(ref::kDefaultCalibration);
+}
+
+// ---- correction: the linked table and data the caller holds ----------------------
+
+TEST_CASE("apply_correction at n = 1 and prime n = 1009 and 100003 on data the caller mapped",
+          "[lesson12][correctness]") {
+  const auto table = ref::correction_table();
+  for (int n : {1, 1009, 100003}) COURSE_CHECK(corrected_on_device(n, table, "apply_correction n=" + std::to_string(n)));
+}
+
+// Step 12.1's `link`: the device holds the large table only while a region
+// maps it, and a region that maps it takes the host's current contents. A
+// table declared `to` (enter) instead stays on the device for good, with the
+// contents it had when the program's device code was loaded.
+TEST_CASE("apply_correction maps the large table only while it runs and sees each new table",
+          "[lesson12][correctness]") {
+  const int n = 1009;
+  for (int salt : {0, 1}) {
+    const std::string what = "apply_correction n=1009 with correction table " + std::to_string(salt + 1);
+    const auto c = corrected_on_device(n, ref::correction_table(salt), what);
+    const int present = omp_target_is_present(lesson12::correction, omp_get_default_device());
+    COURSE_CHECK(expect(present == 0,
+                        what + ": the 4 MiB correction table is still on the device after the call. Declared `to` "
+                               "(enter) it takes device memory for the whole run and keeps its first contents; "
+                               "`declare target link` lets a region map it only while it needs it (README, step "
+                               "12.1)"));
+    COURSE_CHECK(c);
+  }
+}
+
+TEST_CASE("apply_correction copies the large table in once and nothing back", "[lesson12][correctness][ompt]") {
+  if (!course_test::ompt_witness_ready()) return;
+  const auto table = ref::correction_table();
+  lesson12::load_correction(table.data());
+  const int n = 1009;
+  auto kelvin = temperatures(n);
+  const std::size_t bytes = sizeof lesson12::correction;
+  float *p = kelvin.data();
+  trace::Traffic t;
+#pragma omp target enter data map(to : p[0:n])
+  t = trace::record([&] { lesson12::apply_correction(n, p); });
+#pragma omp target exit data map(from : p[0:n])
+  COURSE_CHECK(expect(t.to_device(lesson12::correction, bytes) == bytes,
+                      "apply_correction copied " + str((double)t.to_device(lesson12::correction, bytes)) + " of " +
+                          str((double)bytes) + " bytes of the correction table to the device: a linked table must "
+                          "be mapped (map(to : ...)) by the region that uses it (README, step 12.1)"));
+  COURSE_CHECK(expect(t.from_device(lesson12::correction, bytes) == 0,
+                      "apply_correction copied " + str((double)t.from_device(lesson12::correction, bytes)) +
+                          " bytes of the correction table BACK from the device: the device only reads it, so "
+                          "map(to : ...), not tofrom (a linked table mapped implicitly is tofrom too)"));
+  COURSE_CHECK(expect(t.to_device(p, n * 4u) == 0 && t.from_device(p, n * 4u) == 0,
+                      "apply_correction copied kelvin, which the caller holds on the device: the caller's copy is "
+                      "the one to work on, and nothing needs to cross (README, step 12.3)"));
+}
+
+// ---- step 12.3: fail loudly when the data is not where it should be --------------
+
+TEST_CASE("apply_correction works on the caller's device copy and not the stale host copy",
+          "[lesson12][correctness]") {
+  COURSE_CHECK(corrected_on_device(100003, ref::correction_table(), "apply_correction n=100003, host copy stale"));
+}
+
+TEST_CASE("apply_correction refuses data the caller did not map with NotOnDevice", "[lesson12][correctness]") {
+  const auto table = ref::correction_table();
+  lesson12::load_correction(table.data());
+  const int n = 1009;
+  const auto before = temperatures(n);
+  auto kelvin = before;
+  std::string said;
+  try {
+    lesson12::apply_correction(n, kelvin.data());
+  } catch (const lesson12::NotOnDevice &e) {
+    said = e.what();
+  }
+  COURSE_CHECK(expect(!said.empty(),
+                      std::string("apply_correction n=1009 on data nobody mapped returned without a word") +
+                          (kelvin != before ? " and changed the host copy: it mapped kelvin itself and corrected "
+                                              "the stale host copy, "
+                                            : ", ") +
+                          "where it must throw NotOnDevice: ask omp_target_is_present first, and put `present` on "
+                          "the map (README, step 12.3)"));
+  COURSE_CHECK(expect(said.empty() || said.find("kelvin") != std::string::npos,
+                      "NotOnDevice says \"" + said + "\": name the array that is missing (kelvin), so the caller "
+                                                     "knows what to map"));
+  COURSE_CHECK(expect(kelvin == before, "apply_correction changed data it refused (README, step 12.3)"));
+}
+
+// ---- step 12.4: offload only where the launch pays -------------------------------
+
+// On every device: the device holds the real readings, the host a stale
+// copy. Below the threshold convert() must run on the host (it reads the
+// host's copy); from the threshold on, on the device (the device's copy).
+TEST_CASE("convert runs on the host below the threshold and on the device from it on every device without OMPT",
+          "[lesson12][correctness]") {
+  lesson12::set_calibration(ref::kDefaultCalibration);
+  for (int n : {kOffloadThreshold - 1, kOffloadThreshold}) {
+    auto raw = readings(n, 3);
+    const auto stale = readings(n, 4);
+    auto kelvin = course_test::poisoned<float>((std::size_t)n);
+    const auto real_ref = ref::kelvin(raw, ref::kDefaultCalibration);
+    course_test::with_stale_host_copy(std::span<int>(raw), std::span<const int>(stale),
+                                      [&] { lesson12::convert(n, raw.data(), kelvin.data()); });
+    const bool device = n >= kOffloadThreshold;
+    const auto want = device ? real_ref : ref::kelvin(stale, ref::kDefaultCalibration);
+    auto c = course::check_close<float>(kelvin, want, kTol,
+                                        "convert n=" + std::to_string(n) + (device ? " (must offload)" : " (must stay "
+                                                                                                         "on the host)"));
+    if (!c.ok)
+      c.message += device ? " -- it ran on the host at the threshold: offload when n >= kOffloadThreshold "
+                            "(`if(target : ...)`, README, step 12.4)"
+                          : " -- it ran on the device below the threshold: a launch there costs more than the loop; "
+                            "offload only when n >= kOffloadThreshold (`if(target : ...)`, README, step 12.4)";
+    COURSE_CHECK(c);
+  }
+}
+
+TEST_CASE("convert launches no kernel below the threshold and one from it on", "[lesson12][correctness][ompt]") {
+  if (!course_test::ompt_witness_ready()) return;
+  lesson12::set_calibration(ref::kDefaultCalibration);
+  for (int n : {1, 1009, kOffloadThreshold - 1, kOffloadThreshold}) {
+    const auto raw = readings(n);
+    auto kelvin = course_test::poisoned<float>((std::size_t)n);
+    const auto t = trace::record([&] { lesson12::convert(n, raw.data(), kelvin.data()); });
+    const long want = n >= kOffloadThreshold ? 1 : 0;
+    COURSE_CHECK(expect(t.kernels == want && (want == 1 || t.copies.empty()),
+                        "convert n=" + std::to_string(n) + " launched " + str((double)t.kernels) + " kernels and made " +
+                            str((double)t.copies.size()) + " copies; the threshold is kOffloadThreshold = " +
+                            std::to_string(kOffloadThreshold) +
+                            (want ? ": from it on, convert offloads" : ": below it, convert runs on the host, "
+                                                                       "no launch, no copies") +
+                            " (`if(target : ...)`, README, step 12.4)"));
+    COURSE_CHECK(course::check_close<float>(kelvin, ref::kelvin(raw, ref::kDefaultCalibration), kTol,
+                                            "convert n=" + std::to_string(n) + " (traced run)"));
+  }
+}
