@@ -164,6 +164,8 @@ def main():
         for p in steps:
             step, name, caught, n, ratios, timed = step_row(runner, p, a.runs, a.timeout, a.jobs)
             bad += caught != n
+            # As each step ends: a call cut short still shows the steps it finished.
+            print(f"  {p.name}: caught {caught}/{n} by {name}", file=sys.stderr, flush=True)
             rs = (f"{min(ratios):.2f}-{max(ratios):.2f}x" if ratios
                   else "times nothing" + (f" ({a.jobs} runs at a time)" if a.jobs > 1 and not timed else ""))
             lines.append(f"| {p.name[6:8]}: {step} | {name} | {caught}/{n} | {rs} |")
