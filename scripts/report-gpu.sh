@@ -414,6 +414,7 @@ PYEOF
     done
     if [ -n "${OUT:-}" ] && [ -f "$outdir/report.md" ]; then
       # At most 8 files come back: report.md, the tarball (CSV, logs, plots) and up to 6 plots.
+      mkdir -p "$OUT"   # a folder of its own under the machine's $OUT may not exist yet
       cp "$outdir/report.md" "$OUT/" 2>/dev/null || true
       # the plots in the report's order of importance (report/course_report/plots.py PLOTS)
       for p in ceilings speedup sweep bars matrix split lines; do

@@ -21,11 +21,12 @@
 // course/grading.hpp). lesson 13 advance: grouped vs interleaved kinds, the
 // same kernel. On the host device a thread runs one particle at a time and no
 // lanes wait on each other: the step changes nothing there, so the test is
-// skipped on the host (the grouping check grades 13.2). GPU: 1.3x asks for
-// less than half of what three rules serialised in a warp can cost (up to 3x);
-// to be confirmed on an H100 (docs/results).
+// skipped on the host (the grouping check grades 13.2). GPU: the three rules
+// are short and the kernel waits mostly on memory, so grouping gains 1.1-1.2x
+// on an H100 (docs/results/h100-2026-11-28.md: 1.0x with 13.2 undone); 1.05x
+// asks for less than half of that gain.
 namespace thresholds {
-constexpr course::Threshold kGrouped{"lesson13.grouped", 1.0, 1.3, course::Scaling::fixed, 0};
+constexpr course::Threshold kGrouped{"lesson13.grouped", 1.0, 1.05, course::Scaling::fixed, 0};
 }  // namespace thresholds
 
 namespace l13 = lesson13;
