@@ -109,6 +109,7 @@ function(course_write_environment)
     "triple": "@COURSE_DEVICE_TRIPLE@",
     "arch": "@COURSE_DEVICE_ARCH@"
   },
+  "nvptx_check": {"triple": "@COURSE_NVPTX_TRIPLE@", "arch": "@COURSE_NVPTX_CHECK_ARCH@"},
   "environment": {
     @_json_env@
   },

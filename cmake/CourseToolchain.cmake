@@ -9,6 +9,8 @@
 #   COURSE_DEVICE_KIND                       host, nvptx or amdgcn (what COURSE_DEVICE=auto became)
 #   COURSE_DEVICE_CLASS                      host or gpu
 #   COURSE_DEVICE_TRIPLE, COURSE_DEVICE_ARCH the offload target
+#   COURSE_NVPTX_TRIPLE, COURSE_NVPTX_CHECK_ARCH
+#                                            the NVIDIA target of compile-only checks, on every build
 #   COURSE_OFFLOAD_FLAGS, COURSE_OFFLOAD_LINK_FLAGS, COURSE_HOST_OPENMP_FLAGS
 #
 # Every flag that mentions a device lives in this file, proven by a probe
@@ -160,11 +162,12 @@ set(COURSE_OFFLOAD_FLAGS -fopenmp)
 set(COURSE_OFFLOAD_LINK_FLAGS -fopenmp "-Wl,-rpath,${COURSE_LLVM_LIBDIR}")
 set(COURSE_DEVICE_ARCH "")
 set(_dev_link_flags "")
+set(COURSE_NVPTX_TRIPLE nvptx64-nvidia-cuda)
 if(_device STREQUAL "host")
   set(COURSE_DEVICE_TRIPLE ${COURSE_HOST_TRIPLE})
   set(_dev_flags -fopenmp-targets=${COURSE_DEVICE_TRIPLE})
 elseif(_device STREQUAL "nvptx")
-  set(COURSE_DEVICE_TRIPLE nvptx64-nvidia-cuda)
+  set(COURSE_DEVICE_TRIPLE ${COURSE_NVPTX_TRIPLE})
   set(_arch "${COURSE_NVPTX_ARCH}")
   if(NOT _arch AND _detected_arch MATCHES "^sm_")
     set(_arch "${_detected_arch}")
@@ -295,6 +298,19 @@ if(COURSE_DEVICE_CLASS STREQUAL "host")
     _course_fail("A target region compiled for the host-offload device did not run on it (exit ${_rc}, printed '${_out}'): ${_err}"
       "check that ${COURSE_LIBOMPTARGET} comes from the same LLVM as ${CMAKE_CXX_COMPILER}; apt-get install --reinstall ${_pkg_runtime}.")
   endif()
+endif()
+
+# What the compile-only checks read NVIDIA GPU code for (the tests that compile
+# a student's file for a GPU, which need no GPU and no CUDA; lesson 4's
+# ptxas-report.sh through course-env.json), on every build: this build's GPU
+# on an nvptx build, else COURSE_NVPTX_ARCH, else sm_90 (H100/H200: the GPUs
+# the course's figures were measured on).
+if(_device STREQUAL "nvptx")
+  set(COURSE_NVPTX_CHECK_ARCH "${COURSE_DEVICE_ARCH}")
+elseif(COURSE_NVPTX_ARCH)
+  set(COURSE_NVPTX_CHECK_ARCH "${COURSE_NVPTX_ARCH}")
+else()
+  set(COURSE_NVPTX_CHECK_ARCH sm_90)
 endif()
 
 message(STATUS "Course: device ${COURSE_DEVICE_KIND} (${COURSE_DEVICE_CLASS}, ${COURSE_DEVICE_TRIPLE} ${COURSE_DEVICE_ARCH}), clang ${CMAKE_CXX_COMPILER_VERSION}, track ${COURSE_TRACK}")

@@ -127,24 +127,6 @@ double sum_reference(const double *x, std::size_t n) {
   return static_cast<double>(s);
 }
 
-// Every addition of a sum rounds once, by at most half a unit in the last
-// place (u = 2^-24 for float, 2^-53 for double) of the partial sum. For
-// positive data the partial sums never exceed the total, and the roundings
-// have random sign, so they add up like a random walk: about sqrt(n) u of the
-// total whatever the order (Higham, "Accuracy and Stability of Numerical
-// Algorithms", 2nd ed., sec. 2.8 and 4.2). The rigorous worst case, (n-1) u,
-// would accept a sum that dropped whole teams' elements at n = 2^20; 4 sqrt(n) u
-// still leaves the global atomic sum (one chain of n additions, the worst
-// order) a margin of about 10x in the tests.
-template <>
-double sum_tolerance<float>(std::size_t n) {
-  return 4.0 * std::sqrt(static_cast<double>(std::max<std::size_t>(n, 1))) * std::ldexp(1.0, -24);
-}
-template <>
-double sum_tolerance<double>(std::size_t n) {
-  return 4.0 * std::sqrt(static_cast<double>(std::max<std::size_t>(n, 1))) * std::ldexp(1.0, -53);
-}
-
 std::vector<int> histogram_reference(const float *x, std::size_t n) {
   std::vector<int> h(256, 0);
   for (std::size_t i = 0; i < n; ++i) ++h[bin_of(x[i])];

@@ -62,11 +62,6 @@ double sum_reference(const float *x, std::size_t n);
 /// Sum of doubles accumulated in long double (x87, 64-bit mantissa).
 double sum_reference(const double *x, std::size_t n);
 
-/// Relative tolerance for a floating-point sum of @p n positive values in any
-/// order: 4 sqrt(n) units of roundoff (see the definition for why).
-template <class T>
-double sum_tolerance(std::size_t n);
-
 /// The exact 256-bin histogram, serial.
 std::vector<int> histogram_reference(const float *x, std::size_t n);
 

@@ -133,12 +133,6 @@ const char *kDeviceMemoryHint =
 
 // ---- kernel 1: add-exp ------------------------------------------------------
 
-// first + exp(second) in float: exp is correctly rounded to within 2 ulp on
-// GPUs and CPUs, plus one rounding for the sum; the relative error norm stays
-// far below 1e-6 (about 8 ulp), while one wrong element of a 1009-element
-// vector already exceeds it.
-constexpr double kAddExpTol = 1e-6;
-
 struct AddExpInputs {
   std::vector<float> first, second;
   explicit AddExpInputs(int n)
@@ -151,7 +145,7 @@ void check_add_exp(int n) {
   auto result = course_test::poisoned<float>((std::size_t)n);
   lesson2::add_exp(n, in.first.data(), in.second.data(), result.data());
   const auto ref = course::baseline::add_exp_reference(n, in.first.data(), in.second.data());
-  COURSE_CHECK(course::check_close<float>(result, ref, kAddExpTol, "add_exp n=" + std::to_string(n)));
+  COURSE_CHECK(course::check_close<float>(result, ref, lesson2::add_exp_tolerance, "add_exp n=" + std::to_string(n)));
 }
 
 // ---- kernel 2: matmul --------------------------------------------------------
@@ -168,12 +162,6 @@ void check_matmul(int n) {
 
 // ---- kernel 3: heat ------------------------------------------------------------
 
-// Each step averages neighbours, so float rounding errors do not grow from
-// step to step: after 20 to 101 steps the relative error norm against the
-// double run is 2e-8 to 6e-8 (measured). 1e-6 leaves 15x room and still fails
-// a grid that is one step short (2e-3 or more at these sizes).
-constexpr double kHeatTol = 1e-6;
-
 std::vector<float> heat_input(int nx, int ny) {
   return course::random_vector<float>((std::size_t)nx * ny, course_test::seed() + 2, -1.f, 1.f);
 }
@@ -187,14 +175,14 @@ void check_heat(int nx, int ny, int steps) {
   auto u = u0;  // u is input and output: it cannot start poisoned; a grid left unchanged fails instead
   lesson2::heat(nx, ny, steps, u.data());
   const auto ref = course::baseline::heat_reference(nx, ny, steps, u0.data(), 0);
-  auto c = course::check_close<float>(u, ref.final, kHeatTol, grid_name(nx, ny, steps));
+  auto c = course::check_close<float>(u, ref.final, lesson2::heat_tolerance, grid_name(nx, ny, steps));
   // Two wrong grids are common enough to name: the one that went in, and the
   // one a step too early (an odd step count ends in the second grid).
   if (!c.ok && u == u0)
     c.message += " -- u came back exactly as it went in: the device's grid never returned to the host (README, step 2.3)";
   else if (!c.ok && steps > 1 &&
            course::check_close<float>(u, course::baseline::heat_reference(nx, ny, steps - 1, u0.data(), 0).final,
-                                      kHeatTol, "")
+                                      lesson2::heat_tolerance, "")
                .ok)
     c.message += " -- u holds the grid after step " + std::to_string(steps - 1) +
                  ", one step early: with an odd step count the newest grid is the second one, and it never reached "
@@ -379,7 +367,7 @@ TEST_CASE("add_exp runs on the device and copies 2n floats in and n out", "[less
     check_teams(t, "add_exp");
   }
   const auto ref = course::baseline::add_exp_reference(n, in.first.data(), in.second.data());
-  COURSE_CHECK(course::check_close<float>(result, ref, kAddExpTol, "add_exp n=100003 (traced run)"));
+  COURSE_CHECK(course::check_close<float>(result, ref, lesson2::add_exp_tolerance, "add_exp n=100003 (traced run)"));
 }
 
 TEST_CASE("add_exp reads and writes device memory on every device without OMPT", "[lesson2][correctness]") {
@@ -389,7 +377,7 @@ TEST_CASE("add_exp reads and writes device memory on every device without OMPT",
   with_device_copies({&in.first, &in.second}, result,
                      [&](const std::vector<float *> &p) { lesson2::add_exp(n, p[0], p[1], result.data()); });
   const auto ref = course::baseline::add_exp_reference(n, in.first.data(), in.second.data());
-  COURSE_CHECK(course::check_close<float>(result, ref, kAddExpTol,
+  COURSE_CHECK(course::check_close<float>(result, ref, lesson2::add_exp_tolerance,
                                           std::string("add_exp n=100003 on device copies") + kDeviceMemoryHint));
 }
 
@@ -452,11 +440,11 @@ TEST_CASE("heat hands observe() the current grid every 7 steps (no stale host co
   COURSE_CHECK(expect(seen == ref.steps, "heat 64 x 48, 30 steps, every 7: observe() was called after steps [" + got +
                                              " ], expected [ 7 14 21 28 ]"));
   for (std::size_t k = 0; k < grids.size() && k < ref.grids.size(); ++k)
-    COURSE_CHECK(course::check_close<float>(grids[k], ref.grids[k], kHeatTol,
+    COURSE_CHECK(course::check_close<float>(grids[k], ref.grids[k], lesson2::heat_tolerance,
                                             "heat 64 x 48: the host grid handed to observe() after step " +
                                                 std::to_string(ref.steps[k]) +
                                                 " (stale? refresh it with `target update from` first)"));
-  COURSE_CHECK(course::check_close<float>(u, ref.final, kHeatTol, "heat 64 x 48, 30 steps, every 7: final grid"));
+  COURSE_CHECK(course::check_close<float>(u, ref.final, lesson2::heat_tolerance, "heat 64 x 48, 30 steps, every 7: final grid"));
 }
 
 TEST_CASE("heat keeps both grids on the device between steps", "[lesson2][correctness][ompt]") {
@@ -480,7 +468,7 @@ TEST_CASE("heat keeps both grids on the device between steps", "[lesson2][correc
                             in, out, max_in, max_out)));
   }
   const auto ref = course::baseline::heat_reference(nx, ny, steps, u0.data(), 0);
-  COURSE_CHECK(course::check_close<float>(u, ref.final, kHeatTol, "heat 256 x 256, 40 steps (traced run)"));
+  COURSE_CHECK(course::check_close<float>(u, ref.final, lesson2::heat_tolerance, "heat 256 x 256, 40 steps (traced run)"));
 }
 
 TEST_CASE("heat holds the grid on the device whenever observe() runs on every device without OMPT",
@@ -593,6 +581,6 @@ TEST_CASE("heat with resident grids is faster than mapping them every step (1024
       },
       5, 1);
   const auto ref = course::baseline::heat_reference(nx, ny, steps, u0.data(), 0);
-  COURSE_CHECK(course::check_close<float>(u_yours, ref.final, kHeatTol, "heat 1024 x 1024, 20 steps (speedup run)"));
+  COURSE_CHECK(course::check_close<float>(u_yours, ref.final, lesson2::heat_tolerance, "heat 1024 x 1024, 20 steps (speedup run)"));
   COURSE_REQUIRE_SPEEDUP(thresholds::kHeat, "lesson 2 heat resident vs mapped", cmp);
 }

@@ -44,23 +44,15 @@ constexpr course::Threshold kSoftClip{"lesson3.soft_clip", 1.3, 1.15, course::Sc
 
 namespace {
 
-constexpr double u = 0x1p-24;  // unit roundoff of float
-
 // Inputs in [-4, 4): soft_clip sees its curved middle and its flat ends.
 course::aligned_vector<float> inputs(int n) {
   const auto v = course::random_vector<float>(static_cast<std::size_t>(n), course_test::seed(), -4.f, 4.f);
   return {v.begin(), v.end()};
 }
 
-// A float sum of n terms in any order errs by at most about n*u relative, but
-// for random data the roundings are as often up as down and the error grows
-// like sqrt(n)*u. 8*sqrt(n)*u (+ a few u for the squares and the square root)
-// is more than ten standard deviations at every n tested, and 1e-3 at n = 4M.
-double norm_tolerance(int n) { return (8.0 * std::sqrt(static_cast<double>(n)) + 4.0) * u; }
-
-// soft_clip in float rounds four times (x*x, 1+, sqrt, /): at most ~3u
-// relative per element; 8u leaves room and still catches any wrong element.
-constexpr double clip_tolerance = 8 * u;
+// The lesson's tolerances (and why): simd.hpp.
+using lesson3::clip_tolerance;
+using lesson3::norm_tolerance;
 
 // What a wrong norm most likely was: 0 (the device's sum never came back), or
 // too small (additions lost: lanes and threads adding into one sum at once).

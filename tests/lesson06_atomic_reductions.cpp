@@ -273,7 +273,7 @@ template <class T>
 course::Check check_sum(const T *x, std::size_t n, Launch l, const std::string &what) {
   const T got = lesson6::sum(x, n, l);
   const double want = ref::sum_reference(x, n);
-  const double tol = ref::sum_tolerance<T>(n);
+  const double tol = course::sum_tolerance<T>(n);
   auto c = course::check_scalar(static_cast<double>(got), want, tol, what);
   if (!c.ok)
     c.message += sum_hint(static_cast<double>(got), want, l, missing_tail(x, n, want - got, 2 * tol * want));
@@ -377,7 +377,7 @@ void sum_speedup(const char *type, const course::Threshold &key) {
     std::vector<long long> g{got}, w{ref::sum_reference(x.data(), x.size())};
     COURSE_CHECK(course::check_equal<long long>(g, w, what));
   } else {
-    COURSE_CHECK(course::check_scalar(got, ref::sum_reference(x.data(), x.size()), ref::sum_tolerance<T>(x.size()), what));
+    COURSE_CHECK(course::check_scalar(got, ref::sum_reference(x.data(), x.size()), course::sum_tolerance<T>(x.size()), what));
   }
   COURSE_REQUIRE_SPEEDUP(key, std::string("lesson 6 ") + type + " sum", cmp);
 }

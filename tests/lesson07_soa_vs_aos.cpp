@@ -38,16 +38,10 @@ namespace {
 using lesson7::Body;
 using lesson7::Particles;
 
-// Float results after a few steps against the double reference. Each
-// acceleration is a sum of n float terms (on a GPU each with an approximate
-// inverse square root, relative error < 2^-22). Measured on the host: at most
-// 5e-8 relative for positions and 2.5e-7 for velocities (n = 2 to 4096, 3 or 4
-// steps). The tolerances leave 20x room for other devices and summation
-// orders, and still catch a step that reads half-updated positions (velocity
-// error 8e-5 to 1e-3), a skipped body (2e-4 and more), m_i used for m_j (0.04
-// and more) or positions moved with the old velocity (position error 1.5e-5).
-constexpr double position_tolerance = 1e-6;
-constexpr double velocity_tolerance = 5e-6;
+// Float results after a few steps against the double reference: the
+// tolerances (and why) are the lesson's, in nbody.hpp.
+using lesson7::position_tolerance;
+using lesson7::velocity_tolerance;
 
 std::string where(const char *what, int n, int steps) {
   return std::string(what) + ", n=" + std::to_string(n) + " after " + std::to_string(steps) + " steps";

@@ -394,7 +394,7 @@ Compiled compile_patterns(const std::string &flags) {
 }
 
 using course_test::host_device_flags;
-constexpr const char *nvptx_flags = "-fopenmp-targets=nvptx64-nvidia-cuda --offload-arch=sm_90 -nogpulib";
+const std::string nvptx_flags = std::string(course_test::nvptx_device_flags()) + " -nogpulib";
 
 // The `#pragma omp` lines of function @p fn's body in -ast-print output
 // (ast-print writes each definition from `void fn(...) {` to a `}` alone);
@@ -502,7 +502,7 @@ TEST_CASE("Portable picks another shape for a GPU than for this device (the comp
   if (!compiled(c.host, "copy_portable") || !compiled(c.gpu, "copy_portable for an NVIDIA GPU")) return;
   require_read(c);
   INFO("copy_portable compiled for this device (" << course::device_info().name << "):" << joined(c.portable_host)
-                                                  << "\ncompiled for an NVIDIA GPU (sm_90):" << joined(c.portable_gpu));
+                                                  << "\ncompiled for an NVIDIA GPU (" COURSE_NVPTX_CHECK_ARCH "):" << joined(c.portable_gpu));
   if (c.portable_host.empty() || c.portable_gpu.empty()) FAIL("copy_portable has no OpenMP directive left");
   if (c.portable_host == c.portable_gpu)
     FAIL("copy_portable compiles to the same kernel for a GPU as for this device: it has one shape everywhere. "
@@ -720,7 +720,7 @@ bool kernel_forks(const std::string &ir, const std::string &mangled, const std::
 TEST_CASE("Loop and Portable run their loops on every thread of a team (LLVM's lowering)",
           "[lesson8][correctness]") {
   const Compiled host = compile_patterns(std::string(host_device_flags()) + " -O0 -S -emit-llvm -o -");
-  const Compiled gpu = compile_patterns(std::string(nvptx_flags) + " -O0 -S -emit-llvm -o -");
+  const Compiled gpu = compile_patterns(nvptx_flags + " -O0 -S -emit-llvm -o -");
   if (!compiled(host, "how copy_loop and copy_portable are lowered") ||
       !compiled(gpu, "how copy_loop and copy_portable are lowered for an NVIDIA GPU"))
     return;

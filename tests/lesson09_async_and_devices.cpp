@@ -110,12 +110,6 @@ void note_hidden_helpers() {
   (void)once;
 }
 
-// first + exp_series(second) in float, inputs in [-1, 1]: Horner's rule keeps
-// every partial sum in [0.36, 2.8], so each term adds about one rounding;
-// measured relative error norm against double exp: below 1e-7. 1e-6 still
-// fails one wrong element in 1009 (or one unwritten NaN anywhere).
-constexpr double kTol = 1e-6;
-
 // Fresh inputs for every call: the runtime reuses freed device memory, so a
 // chunk or share that is never computed would otherwise find the previous
 // call's (correct) results there. With new inputs each time, stale values
@@ -178,7 +172,7 @@ void check_pipeline(int n, int chunks, int terms = lesson9::min_terms) {
   const Inputs in(n);
   auto result = course_test::poisoned<float>((std::size_t)n);
   lesson9::add_exp_pipelined(make_job(n, in, result, terms), chunks);
-  COURSE_CHECK(course::check_close<float>(result, in.ref, kTol, pipeline_name(n, chunks) +
+  COURSE_CHECK(course::check_close<float>(result, in.ref, lesson9::result_tolerance, pipeline_name(n, chunks) +
                                                                     " (a wrong or missing chunk? README, step 9.1)"));
   const int dev = omp_get_default_device();
   COURSE_CHECK(expect(!omp_target_is_present(in.first.data(), dev) && !omp_target_is_present(in.second.data(), dev) &&
@@ -270,7 +264,7 @@ void check_device_memory(int n, int dev, int terms = lesson9::min_terms) {
                             fmt(": %.0f of %.0f bytes of the result came back from the device: omp_target_memcpy to "
                                 "the host (device omp_get_initial_device())",
                                 (double)down.copied(DataOp::from_device, dev, result.data(), bytes), (double)bytes)));
-  COURSE_CHECK(course::check_close<float>(result, in.ref, kTol, "device memory " + at));
+  COURSE_CHECK(course::check_close<float>(result, in.ref, lesson9::result_tolerance, "device memory " + at));
 
   float *const pointers[3] = {d.first, d.second, d.result};
   const auto freed = trace::record([&] { lesson9::device_release(d); });
@@ -291,7 +285,7 @@ void check_all_devices(int n, int devices, bool traced = false) {
   std::vector<lesson9::DeviceReport> reports;
   const auto job = make_job(n, in, result);
   const auto log = trace::record([&] { reports = lesson9::add_exp_all_devices(job, devices); });
-  COURSE_CHECK(course::check_close<float>(result, in.ref, kTol, at + " (README, step 9.3)"));
+  COURSE_CHECK(course::check_close<float>(result, in.ref, lesson9::result_tolerance, at + " (README, step 9.3)"));
   REQUIRE(reports.size() == (std::size_t)devices);
 
   const int initial = omp_get_initial_device();
@@ -439,7 +433,7 @@ TEST_CASE("pipeline_start launches copies and kernels as nowait tasks chained pe
                                                  fmt(": %.0f of the pipeline's tasks were still unfinished when "
                                                      "pipeline_wait() returned: `taskwait` before releasing the data",
                                                      all.unfinished())));
-  COURSE_CHECK(course::check_close<float>(result, in.ref, kTol, pipeline_name(n, chunks) + " (traced run)"));
+  COURSE_CHECK(course::check_close<float>(result, in.ref, lesson9::result_tolerance, pipeline_name(n, chunks) + " (traced run)"));
 }
 
 // What the pipeline moves, seen by the OMPT tool: each input crosses to the
@@ -458,7 +452,7 @@ TEST_CASE("pipeline copies each array across once into device memory taken once"
   const auto job = make_job(n, in, result);
   const int dev = omp_get_default_device();
   const auto log = trace::record([&] { lesson9::add_exp_pipelined(job, chunks); });
-  COURSE_CHECK(course::check_close<float>(result, in.ref, kTol, pipeline_name(n, chunks) + " (counted run)"));
+  COURSE_CHECK(course::check_close<float>(result, in.ref, lesson9::result_tolerance, pipeline_name(n, chunks) + " (counted run)"));
   const std::size_t bytes = sizeof(float) * (std::size_t)n;
   const double b = (double)bytes;
   const double first_in = (double)log.copied(DataOp::to_device, dev, in.first.data(), bytes),
@@ -602,7 +596,7 @@ TEST_CASE("all devices are launched before any is waited for", "[lesson9][correc
   std::vector<lesson9::DeviceReport> reports;
   const auto log = trace::record([&] { reports = lesson9::add_exp_all_devices(job, devices); });
   const std::string at = "all devices, n=" + std::to_string(n) + ", " + std::to_string(devices) + " devices: ";
-  COURSE_CHECK(course::check_close<float>(result, in.ref, kTol, at + "(README, step 9.3)"));
+  COURSE_CHECK(course::check_close<float>(result, in.ref, lesson9::result_tolerance, at + "(README, step 9.3)"));
 
   // Per device: kernels that ran inside a `nowait` target task, kernels that did not.
   std::vector<int> in_task((std::size_t)devices, 0), waited_for((std::size_t)devices, 0);
@@ -779,7 +773,7 @@ TEST_CASE("device_add_exp spreads the loop over the device's threads", "[lesson9
   std::vector<float> result((std::size_t)n);
   lesson9::device_download(d, result.data());
   lesson9::device_release(d);
-  COURSE_CHECK(course::check_close<float>(result, in.ref, kTol, where(n, dev) + " (thread split run)"));
+  COURSE_CHECK(course::check_close<float>(result, in.ref, lesson9::result_tolerance, where(n, dev) + " (thread split run)"));
   double total = 0;
   for (double t : cpu) total += t;
   const std::string split = course_test::describe_thread_split(cpu);
@@ -827,7 +821,7 @@ TEST_CASE("the pipeline is faster than the synchronous version (copies overlap k
   const auto cmp = course::compare_interleaved(
       [&] { base::add_exp_sync(n, first.p, second.p, r0.p, terms, dev); },
       [&] { lesson9::add_exp_pipelined(job, chunks); }, 5, 1);
-  COURSE_CHECK(course::check_close<float>(std::span<const float>(r1.p, un), in.ref, kTol,
+  COURSE_CHECK(course::check_close<float>(std::span<const float>(r1.p, un), in.ref, lesson9::result_tolerance,
                                           "pipeline n=2^k (speedup run, pinned host memory)"));
   COURSE_REQUIRE_SPEEDUP(thresholds::kPipeline, "lesson 9 pipeline, 8 chunks", cmp);
 }
@@ -849,7 +843,7 @@ TEST_CASE("all devices are faster than one", "[lesson9][speedup]") {
   const auto cmp = course::compare_interleaved(
       [&] { base::add_exp_sync(n, in.first.data(), in.second.data(), r0.data(), terms, 0); },
       [&] { (void)lesson9::add_exp_all_devices(job, devices); }, 5, 1);
-  COURSE_CHECK(course::check_close<float>(r1, in.ref, kTol, "all devices n=2^26 (speedup run)"));
+  COURSE_CHECK(course::check_close<float>(r1, in.ref, lesson9::result_tolerance, "all devices n=2^26 (speedup run)"));
   COURSE_REQUIRE_SPEEDUP(thresholds::kAllDevices, "lesson 9 all " + std::to_string(devices) + " devices vs one", cmp);
 }
 
@@ -912,6 +906,6 @@ TEST_CASE("device_add_exp is faster than one device thread", "[lesson9][speedup]
   std::vector<float> result((std::size_t)n);
   lesson9::device_download(d, result.data());
   lesson9::device_release(d);
-  COURSE_CHECK(course::check_close<float>(result, in.ref, kTol, where(n, dev) + " (device kernel speed run)"));
+  COURSE_CHECK(course::check_close<float>(result, in.ref, lesson9::result_tolerance, where(n, dev) + " (device kernel speed run)"));
   COURSE_REQUIRE_SPEEDUP(thresholds::kDeviceKernel, "lesson 9 device_add_exp vs one device thread", cmp);
 }

@@ -70,10 +70,8 @@ std::vector<float> grid(int rows, int cols, std::uint64_t salt = 0) {
 }
 std::string size_name(int rows, int cols) { return std::to_string(rows) + " x " + std::to_string(cols); }
 
-// Division and a 3-point average are correctly rounded or nearly so: a few
-// float ulps per step, so 1e-5 relative per step catches any wrong element
-// (the blur mixes neighbours: a wrong one moves the norm far more).
-double tolerance(int steps) { return 1e-5 * (steps + 1); }
+// The lesson's tolerances (and why): pipeline.hpp.
+using lesson10::tolerance;
 
 // Runs `kernel(out)` twice: once as a plain call (the kernel's own maps must
 // bring the result back), once with `out` already on the device and poisoned
@@ -311,7 +309,7 @@ TEST_CASE("normalize compiles to an SPMD kernel (compiler remarks for an NVIDIA 
     }
     FAIL("cannot ask the compiler about normalize: " << why);
   }
-  const std::string cmd = cxx + " -std=c++20 -O3 -fopenmp -fopenmp-targets=nvptx64-nvidia-cuda --offload-arch=sm_90 " +
+  const std::string cmd = cxx + " -std=c++20 -O3 -fopenmp " + course_test::nvptx_device_flags() + " " +
                           "--offload-device-only -S -nogpulib -Rpass=openmp-opt -Rpass-analysis=openmp-opt -I'" +
                           header_dir.string() + "' '" + src.string() + "' -o /dev/null 2>&1";
   std::string out;

@@ -107,10 +107,6 @@ double sum_reference(const float *x, std::size_t n) {
   return s;
 }
 
-// float sums of n positive numbers: 4 sqrt(n) 2^-24 relative error, the
-// bound the lesson 6 tests use (random rounding grows like sqrt(n)).
-double sum_tolerance(std::size_t n) { return 4.0 * std::sqrt(static_cast<double>(n) + 1) * 0x1p-24; }
-
 // What a wrong sum most likely means (the inputs are positive).
 std::string sum_hint(double got, double want, std::size_t offset) {
   if (got < want)
@@ -126,7 +122,7 @@ std::string sum_hint(double got, double want, std::size_t offset) {
 course::Check check_sum(const float *x, std::size_t n, Launch l, std::size_t offset, const std::string &what) {
   const float got = lesson11::sum(x, n, l);
   const double want = sum_reference(x, n);
-  auto c = course::check_scalar(got, want, sum_tolerance(n), what);
+  auto c = course::check_scalar(got, want, course::sum_tolerance<float>(n), what);
   if (!c.ok) c.message += sum_hint(got, want, offset);
   return c;
 }
@@ -346,10 +342,7 @@ Compiled compile_for_gpu(const std::map<std::string, std::string> &probes) {
     out << "\n}  // namespace lesson11\n#pragma omp begin declare target\nextern \"C\" float __nv_sqrtf(float x) { "
            "return __builtin_sqrtf(x); }\n#pragma omp end declare target\nnamespace lesson11 {\n";
   }
-  std::string arch = COURSE_DEVICE_ARCH;
-  if (std::string(COURSE_DEVICE_KIND) != "nvptx" || arch.empty()) arch = "sm_90";
-  r.cmd = cxx + " -std=c++20 -O3 -w -fopenmp -fopenmp-targets=nvptx64-nvidia-cuda --offload-arch=" + arch +
-          " --offload-device-only -S -nogpulib -I'" + headers.string() + "' -I'" + common.string() + "' '" + tmp +
+  r.cmd = cxx + " -std=c++20 -O3 -w -fopenmp " + course_test::nvptx_device_flags() + " --offload-device-only -S -nogpulib -I'" + headers.string() + "' -I'" + common.string() + "' '" + tmp +
           "/last_third.cpp' -o '" + tmp + "/probe.s' 2>&1";
   std::string out;
   r.ok = course_test::run_command(r.cmd, out) == 0;
@@ -510,7 +503,7 @@ TEST_CASE("sum is faster than one 4-byte load at a time", "[lesson11][speedup]")
   const auto cmp = compare_on_device(
       x, [&] { (void)lesson11::plain_sum(x.data(), x.size()); }, [&] { got = lesson11::sum(x.data(), x.size()); });
   // A fast wrong answer earns nothing.
-  COURSE_CHECK(course::check_scalar(got, sum_reference(x.data(), x.size()), sum_tolerance(x.size()),
+  COURSE_CHECK(course::check_scalar(got, sum_reference(x.data(), x.size()), course::sum_tolerance<float>(x.size()),
                                     "sum, n=" + std::to_string(speedup_n) + " (speedup run)"));
   COURSE_REQUIRE_SPEEDUP(thresholds::kSum, "lesson 11 sum (step 11.1: Quads, several in flight)", cmp);
 }
@@ -915,24 +908,7 @@ TEST_CASE("SGEMM is faster than with an 8x8 register tile", "[lesson11][speedup]
   cmp = course::compare_interleaved([&] { lesson11::plain_matmul(n, a, b, s); }, [&] { lesson11::matmul(n, a, b, c); },
                                     7, 1, clock);
   // A fast wrong answer earns nothing: a sample of C against double sums.
-  course::Check chk;
-  chk.message = "SGEMM, n=" + std::to_string(n) + " (speedup run)";
-  for (int q = 0; q < 64 && chk.ok; ++q) {
-    const int i = static_cast<int>((q * 2654435761u) % static_cast<unsigned>(n)), j = (q * 97 + 5) % n;
-    double want = 0, mag = 0;
-    for (int k = 0; k < n; ++k) {
-      const double p = double(A[static_cast<std::size_t>(i) * n + k]) * B[static_cast<std::size_t>(k) * n + j];
-      want += p;
-      mag += std::fabs(p);
-    }
-    const double got = C[static_cast<std::size_t>(i) * n + j];
-    if (!(std::fabs(got - want) <= course::matmul_tolerance(n) * mag + 1e-30)) {
-      chk.ok = false;
-      chk.message += ": C[" + std::to_string(i) + "][" + std::to_string(j) + "] = " + std::to_string(got) + ", want " +
-                     std::to_string(want);
-    }
-  }
-  COURSE_CHECK(chk);
+  COURSE_CHECK(course::check_matmul_sampled(A, B, C, n, "SGEMM, n=" + std::to_string(n) + " (speedup run)"));
   COURSE_REQUIRE_SPEEDUP(thresholds::kGemm, "lesson 11 SGEMM (step 11.4: 16 x 8 register tiles)", cmp);
 }
 

@@ -4,6 +4,8 @@
 ///        that records which team and thread ran each iteration.
 #pragma once
 
+#include <cmath>
+
 namespace lesson3 {
 
 /// The Euclidean norm sqrt(x[0]^2 + ... + x[n-1]^2) of @p n floats, summed in
@@ -21,6 +23,21 @@ float norm(int n, const float *x);
 /// @p x and @p y are host pointers to arrays that do not overlap; y is output
 /// only (the tests fill it with NaN first). Must be correct for every n >= 1.
 void soft_clip_all(int n, const float *x, float *y);
+
+/// The relative error norm()'s result may have against the double reference
+/// (course::check_scalar), in the tests and the lesson program alike. A float
+/// sum of n terms in any order errs by at most about n u relative (u = 2^-24),
+/// but for random data the roundings are as often up as down and the error
+/// grows like sqrt(n) u. 8 sqrt(n) u (+ a few u for the squares and the square
+/// root) is more than ten standard deviations at every n tested, and 1e-3 at
+/// n = 4M.
+inline double norm_tolerance(int n) { return (8.0 * std::sqrt(static_cast<double>(n)) + 4.0) * 0x1p-24; }
+
+/// The relative error norm soft_clip_all()'s result may have against the
+/// double reference (course::check_close). soft_clip in float rounds four
+/// times (x*x, 1+, sqrt, /): at most ~3u relative per element; 8u leaves room
+/// and still catches any wrong element.
+inline constexpr double clip_tolerance = 8 * 0x1p-24;
 
 /// Who ran one iteration of record_owners()'s loop, as the device reported it.
 struct Owner {

@@ -8,7 +8,10 @@
 #   lessons/04-register-tiles/ptxas-report.sh [SOURCE] [CLANG FLAGS...]
 #     SOURCE  default: lessons/04-register-tiles/matmul.cpp (your code)
 #     flags   passed to clang, e.g. -DLESSON4_LANES=1
-#   environment: ARCH (default sm_90), CXX (default clang++-19),
+#   environment: ARCH (default: the NVIDIA architecture your build checks,
+#                its course-env.json's nvptx_check), BUILD (the build folder
+#                to ask; default: build-student-nvptx, else build),
+#                CXX (default clang++-19),
 #                CUDA (default .deps/cuda from scripts/install-deps.sh --nvptx)
 #
 # Save the output and give it to the lesson program to see registers beside
@@ -18,7 +21,22 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 src=${1:-$here/matmul.cpp}
 [ $# -gt 0 ] && shift
-arch=${ARCH:-sm_90}
+# The triple and architecture come from the build (cmake/CourseToolchain.cmake
+# chose them), so a build for another GPU reports for that GPU.
+build=${BUILD:-}
+if [ -z "$build" ]; then
+  for b in "$root/build-student-nvptx" "$root/build"; do
+    [ -f "$b/course-env.json" ] && { build=$b; break; }
+  done
+fi
+env_json=${build:+$build/course-env.json}
+[ -n "$env_json" ] && [ -f "$env_json" ] || {
+  echo "ptxas-report: no course-env.json in ${build:-build-student-nvptx/ or build/}: configure first (cmake --preset student), or set BUILD" >&2
+  exit 2
+}
+read -r triple build_arch < <(sed -n 's/.*"nvptx_check": *{"triple": *"\([^"]*\)", *"arch": *"\([^"]*\)"}.*/\1 \2/p' "$env_json") || true
+[ -n "${triple:-}" ] || { echo "ptxas-report: $env_json names no nvptx_check: configure $build again" >&2; exit 2; }
+arch=${ARCH:-$build_arch}
 cxx=${CXX:-clang++-19}
 cuda=${CUDA:-$root/.deps/cuda}
 [ -f "$src" ] || { echo "ptxas-report: no source file '$src'" >&2; exit 2; }
@@ -33,7 +51,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # The same flags as the course's GPU build, plus -Xcuda-ptxas -v (ptxas's report) and
 # --offload-device-only (skip the host half).
-"$cxx" -std=c++20 -O3 -fopenmp -fopenmp-targets=nvptx64-nvidia-cuda --offload-arch="$arch" \
+"$cxx" -std=c++20 -O3 -fopenmp -fopenmp-targets="$triple" --offload-arch="$arch" \
   --cuda-path="$cuda" --libomptarget-nvptx-bc-path="$bc" -DCOURSE_DEVICE_GPU=1 \
   -I"$here" -I"$root/common/include" --offload-device-only -Xcuda-ptxas -v "$@" \
   -c "$src" -o "$out/device.o" 2> "$out/ptxas.log" || { cat "$out/ptxas.log" >&2; exit 1; }

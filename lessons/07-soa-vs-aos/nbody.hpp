@@ -34,6 +34,20 @@ inline constexpr float delta_time = 0.005f;
 inline constexpr double flops_per_interaction = 20.0;
 #pragma omp end declare target
 
+/// The relative error norms (course::check_close) that float positions and
+/// velocities after a few steps may have against the double reference, in
+/// the tests and the lesson program alike. Each acceleration is a sum of n
+/// float terms (on a GPU each with an approximate inverse square root,
+/// relative error < 2^-22). Measured on the host: at most 5e-8 relative for
+/// positions and 2.5e-7 for velocities (n = 2 to 4096, 3 or 4 steps). They
+/// leave 20x room for other devices and summation orders, and still catch a
+/// step that reads half-updated positions (velocity error 8e-5 to 1e-3), a
+/// skipped body (2e-4 and more), m_i used for m_j (0.04 and more) or
+/// positions moved with the old velocity (position error 1.5e-5).
+inline constexpr double position_tolerance = 1e-6;
+/// See position_tolerance.
+inline constexpr double velocity_tolerance = 5e-6;
+
 // SNIPPET(layouts)
 /// One body in the article's layout: a float4 position whose fourth float is
 /// the mass, and a float4 velocity whose fourth float is unused (32 bytes).

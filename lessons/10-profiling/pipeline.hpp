@@ -28,6 +28,14 @@ void blur(int rows, int cols, const float *in, float *out);
 /// @p grid is the input and the result.
 void run(int rows, int cols, int steps, const float *coef, float *grid);
 
+/// The relative error norm (course::check_close) allowed after @p steps steps
+/// of run() against the double reference (one normalize() or blur() alone:
+/// tolerance(1)), in the tests and the lesson program alike. Division and a
+/// 3-point average are correctly rounded or nearly so: a few float ulps per
+/// step, so 1e-5 relative per step catches any wrong element (the blur mixes
+/// neighbours: a wrong one moves the norm far more).
+inline constexpr double tolerance(int steps) { return 1e-5 * (steps + 1); }
+
 /// The path of the file these functions were compiled from (its `__FILE__`):
 /// the tests ask the compiler about that very file (README, "compiler remarks").
 const char *source_file();

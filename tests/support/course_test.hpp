@@ -145,6 +145,12 @@ int run_command(const std::string &cmd, std::string &out);
 /// it reads what the compiler made of it; "" on another architecture.
 const char *host_device_flags();
 
+/// The clang flags for a device pass for an NVIDIA GPU, the build's
+/// (COURSE_NVPTX_TRIPLE, COURSE_NVPTX_CHECK_ARCH: cmake/CourseToolchain.cmake),
+/// for a test that reads what the compiler makes of a file for a GPU; any
+/// build can run it (no GPU or CUDA needed with -nogpulib).
+const char *nvptx_device_flags();
+
 /// A one-line account of a thread_cpu_seconds() result: "0.41 s on 2 threads: 51 % 49 %".
 std::string describe_thread_split(const std::vector<double> &seconds);
 

@@ -157,13 +157,14 @@ int main(int argc, char **argv) {
       std::cerr << argv[0] << ": error: " << e.what() << "\n";
       return 2;
     }
-    const char *mode = std::getenv("OMP_TARGET_OFFLOAD");
     std::cout << course::device_banner() << "\n"
               << "seed: " << course_test::seed() << " (set COURSE_SEED to change), speedup scale: "
               << course::speedup_scale() << "\n";
-    if (!mode || std::string(mode) != "MANDATORY")
-      std::cout << "note: OMP_TARGET_OFFLOAD is not MANDATORY; a kernel that falls back to the host would pass "
-                   "unnoticed (ctest sets it)\n";
+    // The course's run environment (OMP_TARGET_OFFLOAD=MANDATORY among it: without
+    // it a kernel that falls back to the host would pass unnoticed).
+    if (const std::string missing = course::missing_environment(); !missing.empty())
+      std::cout << "note: this run lacks " << missing << " of the course's run environment (ctest sets it; "
+                << ". " << COURSE_ENV_SCRIPT << " in a shell)\n";
   }
   return Catch::Session().run(argc, argv);
 }

@@ -132,6 +132,10 @@ const char *course_test::host_device_flags() {
 #endif
 }
 
+const char *course_test::nvptx_device_flags() {
+  return "-fopenmp-targets=" COURSE_NVPTX_TRIPLE " --offload-arch=" COURSE_NVPTX_CHECK_ARCH;
+}
+
 std::string course_test::course_clang() {
   for (const std::string &c : {"clang++-" + std::to_string(__clang_major__), std::string("clang++")})
     if (std::system(("command -v " + c + " > /dev/null 2>&1").c_str()) == 0) return c;

@@ -134,6 +134,72 @@ Check check_close(std::span<const T> got, std::span<const double> ref, double to
 /// 2, 4 and 5 all verify their matmuls with it.
 inline double matmul_tolerance(int n) { return 4.0 * n * 0x1p-24; }
 
+/// The relative tolerance, for check_scalar(), of a sum of @p n positive
+/// values of type T in any order against an exact sum (0 for integers, whose
+/// sums are exact). Every addition rounds once, by at most half a unit in the
+/// last place (u = 2^-24 for float, 2^-53 for double) of the partial sum. For
+/// positive data the partial sums never exceed the total, and the roundings
+/// have random sign, so they add up like a random walk: about sqrt(n) u of the
+/// total whatever the order (Higham, "Accuracy and Stability of Numerical
+/// Algorithms", 2nd ed., sec. 2.8 and 4.2). The rigorous worst case, (n-1) u,
+/// would accept a sum that dropped whole teams' elements at n = 2^20;
+/// 4 sqrt(n) u still leaves the global atomic sum (one chain of n additions,
+/// the worst order) a margin of about 10x in lesson 6's tests. Lessons 6 and
+/// 11, tests and programs alike, check their sums with it.
+template <class T>
+double sum_tolerance(std::size_t n) {
+  if constexpr (std::is_integral_v<T>)
+    return 0.0;
+  else
+    return 4.0 * std::sqrt(static_cast<double>(std::max<std::size_t>(n, 1))) * (std::numeric_limits<T>::epsilon() / 2);
+}
+
+/// A float matmul C = A x B (@p n x @p n, row-major) checked on @p samples
+/// entries of C against double sums, where a whole double reference (n^3
+/// operations) would take longer than the run it checks: each entry costs
+/// n. Entry (i, j) passes when |C_ij - sum_k A_ik B_kj| <= matmul_tolerance(n)
+/// x sum_k |A_ik B_kj|, the error bound of a float sum of n products (relative
+/// to the magnitudes summed, so cancellation cannot fail a right answer). The
+/// entries spread over all of C: sample q is row q x 2654435761 mod n (a
+/// multiplicative hash, so rows do not repeat in a pattern), column
+/// 97 q + 5 mod n. On failure the message names @p what and the first wrong
+/// entry with what it holds and what it should. The SGEMM speed run of
+/// lesson 11 and its lesson program use it.
+inline Check check_matmul_sampled(std::span<const float> A, std::span<const float> B, std::span<const float> C,
+                                  int n, const std::string &what, int samples = 64) {
+  Check c;
+  c.message = what;
+  const std::size_t nn = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+  if (n < 1 || A.size() != nn || B.size() != nn || C.size() != nn) {
+    c.ok = false;
+    c.message += ": the matrices are not " + std::to_string(n) + " x " + std::to_string(n);
+    return c;
+  }
+  for (int q = 0; q < samples; ++q) {
+    const int i = static_cast<int>((static_cast<unsigned>(q) * 2654435761u) % static_cast<unsigned>(n));
+    const int j = (q * 97 + 5) % n;
+    double want = 0, mag = 0;
+    for (int k = 0; k < n; ++k) {
+      const double p = double(A[static_cast<std::size_t>(i) * n + k]) * B[static_cast<std::size_t>(k) * n + j];
+      want += p;
+      mag += std::fabs(p);
+    }
+    const double got = C[static_cast<std::size_t>(i) * n + j];
+    if (!(std::fabs(got - want) <= matmul_tolerance(n) * mag + 1e-30)) {  // written so that NaN fails
+      c.ok = false;
+      c.bad = static_cast<std::size_t>(i) * n + j;
+      std::ostringstream msg;
+      msg.precision(7);
+      msg << what << ": C[" << i << "][" << j << "] = " << got << ", want " << want << " (allowed off by "
+          << matmul_tolerance(n) * mag << ")";
+      c.message = msg.str();
+      return c;
+    }
+  }
+  c.message.clear();
+  return c;
+}
+
 /// Exact comparison, for integers and copies.
 template <class T>
 Check check_equal(std::span<const T> got, std::span<const T> expected, const std::string &what) {

@@ -78,7 +78,7 @@ void bandwidth(course::Rows &rows, int n, int reps, bool only_yours, bool shapes
     const double ms = course::time_median(k, reps, 1).median * 1e3;
     update_host(n, r);
     const auto c = is_copy ? course::check_equal<float>(result, d.first, "copy " + size)
-                           : course::check_close<float>(result, d.ref, 1e-6, "add-exp " + name + " " + size);
+                           : course::check_close<float>(result, d.ref, lesson2::add_exp_tolerance, "add-exp " + name + " " + size);
     const double gbs = (is_copy ? copy_bytes : add_bytes) / ms / 1e6;
     if (is_copy && c.ok) ceiling = std::max(ceiling, gbs);
     got.push_back({name, ms, gbs, is_copy, c});

@@ -104,7 +104,7 @@ void add_exp_sizes(course::Rows &rows, const std::vector<long long> &sizes, int 
     float *r = result.data();
     const double bytes = 12.0 * n;  // two floats read, one written per element
     auto verify = [&](const std::string &who) {
-      return course::check_close<float>(result, d.ref, 1e-6, "add-exp " + who + " " + size);
+      return course::check_close<float>(result, d.ref, lesson2::add_exp_tolerance, "add-exp " + who + " " + size);
     };
 
     double host_ms = 0;

@@ -39,7 +39,7 @@ void heat_run(course::Rows &rows, int nx, int steps, int reps, bool only_yours) 
   for (const auto &v : variants) {
     std::vector<float> u = u0;
     const auto traffic = course::lesson2_trace::record([&] { v.run(u.data()); });
-    const auto check = course::check_close<float>(u, ref.final, 1e-6, "heat " + v.name);
+    const auto check = course::check_close<float>(u, ref.final, lesson2::heat_tolerance, "heat " + v.name);
     const double ms = course::median_ms(
         [&] {
           u = u0;

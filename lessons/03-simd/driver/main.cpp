@@ -28,8 +28,6 @@
 
 namespace {
 
-constexpr double u = 0x1p-24;  // unit roundoff of float
-
 // A variant of one experiment: its name, its function, whether it is the baseline.
 template <class Fn>
 struct Named {
@@ -114,7 +112,7 @@ int main(int argc, char **argv) {
   {
     std::printf("\nnorm = sqrt(sum x[i]^2), n = %d (%.0f MB read)\n", n, 4.0 * n / 1e6);
     const double ref = course::baseline::norm_reference(n, xp);
-    const double tol = (8.0 * std::sqrt(static_cast<double>(n)) + 4.0) * u;  // as in the tests
+    const double tol = lesson3::norm_tolerance(n);
     Table t{"norm", size, 0, 0, {}};
     using Fn = std::function<float(int, const float *)>;
     std::vector<Named<Fn>> vs;
@@ -154,7 +152,7 @@ int main(int argc, char **argv) {
       // Verified by a call that maps y back; the timed calls below keep it on the device.
       course::poison(std::span<float>(y));
       v.fn(n, xp, yp);
-      const auto check = course::check_close<float>(y, ref, 8 * u, v.name);
+      const auto check = course::check_close<float>(y, ref, lesson3::clip_tolerance, v.name);
 #pragma omp target data map(to : xp[0:n]) map(alloc : yp[0:n])
       t.add(v.name, 8.0 * n, static_cast<int>(reps), [&] { v.fn(n, xp, yp); }, check, v.baseline);
     }
@@ -198,7 +196,7 @@ int main(int argc, char **argv) {
     for (std::size_t k = 0; k < vs.size(); ++k) {
       course::poison(std::span<float>(y));
       vs[k].fn();
-      const auto check = course::check_close<float>(y, ref, 8 * u, vs[k].name);
+      const auto check = course::check_close<float>(y, ref, lesson3::clip_tolerance, vs[k].name);
 #pragma omp target data map(to : s8p[0:n], s32p[0:n], tp[0:256]) map(alloc : yp[0:n])
       t.add(vs[k].name, vs[k].bytes, static_cast<int>(reps), vs[k].fn, check, k == 0);
     }

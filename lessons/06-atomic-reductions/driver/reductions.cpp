@@ -27,7 +27,7 @@ course::Check check_sum(T got, const T *x, std::size_t n, const std::string &wha
     std::vector<long long> g{got}, w{ref::sum_reference(x, n)};
     return course::check_equal<long long>(g, w, what);
   } else {
-    return course::check_scalar(static_cast<double>(got), ref::sum_reference(x, n), ref::sum_tolerance<T>(n), what);
+    return course::check_scalar(static_cast<double>(got), ref::sum_reference(x, n), course::sum_tolerance<T>(n), what);
   }
 }
 

@@ -51,9 +51,9 @@ course::Check check_one_step(Simulate fn, const std::vector<Body> &initial, cons
   fn(b, 1);
   std::vector<Body> sample;
   for (int i : which) sample.push_back(b[static_cast<std::size_t>(i)]);
-  auto c = course::check_close<float>(field3(sample, false), ref.pos, 1e-6, name + ": one step, positions");
+  auto c = course::check_close<float>(field3(sample, false), ref.pos, lesson7::position_tolerance, name + ": one step, positions");
   if (!c.ok) return c;
-  return course::check_close<float>(field3(sample, true), ref.vel, 5e-6, name + ": one step, velocities");
+  return course::check_close<float>(field3(sample, true), ref.vel, lesson7::velocity_tolerance, name + ": one step, velocities");
 }
 
 // The timed run's final state against the baseline's: same physics, float

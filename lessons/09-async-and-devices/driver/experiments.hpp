@@ -49,7 +49,7 @@ struct Problem {
   }
   void poison() { course::poison(std::span<float>(result)); }
   course::Check verify(const std::string &who) const {
-    return course::check_close<float>(std::span<const float>(result), ref, 1e-6, who + " " + size);
+    return course::check_close<float>(std::span<const float>(result), ref, lesson9::result_tolerance, who + " " + size);
   }
   // Elements per second of a whole run, in millions.
   double melems(double ms) const { return n / ms / 1e3; }

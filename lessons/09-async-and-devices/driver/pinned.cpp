@@ -65,13 +65,13 @@ void pinned(course::Rows &rows, Problem &p, int chunks, int reps, bool only_your
   if (!only_yours) {
     course::poison(std::span<float>(result, n));
     sync_ms = course::median_ms([&] { base::add_exp_sync(p.n, first, second, result, p.terms, dev); }, reps);
-    const auto c = course::check_close<float>(out, p.ref, 1e-6, "sync on pinned memory " + p.size);
+    const auto c = course::check_close<float>(out, p.ref, lesson9::result_tolerance, "sync on pinned memory " + p.size);
     print_line("sync on pinned memory (baseline)", sync_ms, p.melems(sync_ms), "1.00x", c);
     rows.add("pinned", "sync on pinned memory (baseline)", p.size, sync_ms, p.melems(sync_ms), "Melem/s", "", c.ok);
   }
   course::poison(std::span<float>(result, n));
   const double ms = course::median_ms([&] { lesson9::add_exp_pipelined(job, chunks); }, reps);
-  const auto c = course::check_close<float>(out, p.ref, 1e-6, who + " pipeline on pinned memory " + p.size);
+  const auto c = course::check_close<float>(out, p.ref, lesson9::result_tolerance, who + " pipeline on pinned memory " + p.size);
   const std::string name = who + ": pipeline, " + std::to_string(chunks) + " chunks, pinned";
   const std::string vs = sync_ms > 0 ? course::times(sync_ms / ms, 2) : "-";
   print_line(name.c_str(), ms, p.melems(ms), vs, c);

@@ -63,7 +63,7 @@ course::Check fetch_and_check(std::vector<float> &y, const std::vector<double> &
   float *yp = y.data();
   const std::size_t n = y.size();
 #pragma omp target update from(yp[0:n])
-  auto check = course::check_close<float>(y, ref, 1e-5, what);
+  auto check = course::check_close<float>(y, ref, lesson10::tolerance(1), what);
   course::poison(std::span<float>(y));
 #pragma omp target update to(yp[0:n])
   return check;
@@ -140,7 +140,7 @@ int main(int argc, char **argv) {
                    lesson10::run(R, C, S, c, g.data());
                  }});
     stage(rows_out, "run", size + ", " + std::to_string(S) + " steps", (double)S, "steps/s", reps_i, v,
-          [&](const std::string &name) { return course::check_close<float>(g, ref, 1e-5 * (S + 1), "run " + name); });
+          [&](const std::string &name) { return course::check_close<float>(g, ref, lesson10::tolerance(S), "run " + name); });
   }
   return course::finish(rows_out, csv);
 }

@@ -93,22 +93,7 @@ void gemm_experiment(int n, int reps, bool only_yours, std::vector<course::Resul
   float *c = C.data();
   const double flops = 2.0 * n * double(n) * n;
   std::printf("\nSGEMM, C = A x B at %d x %d, A and B on the device, median of %d\n", n, n, reps);
-  const auto verify = [&](const std::string &name) {
-    course::Check chk;
-    chk.message = name;
-    for (int q = 0; q < 64 && chk.ok; ++q) {
-      const int i = static_cast<int>((q * 2654435761u) % static_cast<unsigned>(n)), j = (q * 97 + 5) % n;
-      double want = 0, mag = 0;
-      for (int k = 0; k < n; ++k) {
-        const double p = double(A[static_cast<std::size_t>(i) * n + k]) * B[static_cast<std::size_t>(k) * n + j];
-        want += p;
-        mag += std::fabs(p);
-      }
-      chk.ok = std::fabs(C[static_cast<std::size_t>(i) * n + j] - want) <= course::matmul_tolerance(n) * mag + 1e-30;
-      if (!chk.ok) chk.message = name + ": C[" + std::to_string(i) + "][" + std::to_string(j) + "] is wrong";
-    }
-    return chk;
-  };
+  const auto verify = [&](const std::string &name) { return course::check_matmul_sampled(A, B, C, n, name); };
   std::vector<Variant> v;
   if (!only_yours)
     v.push_back({"8x8 register tiles, 128x128 team tiles (lesson 5, baseline)", "baseline", [&] { lesson11::plain_matmul(n, a, b, c); }});

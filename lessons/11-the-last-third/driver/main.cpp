@@ -80,7 +80,7 @@ void sum_of(const char *type, std::size_t n, int reps, bool only_yours) {
   std::vector<Variant> v;
   if (!only_yours) v.push_back({"one element at a time (baseline)", "baseline", [&] { got = lesson11::plain_sum(xp, n); }});
   v.push_back({COURSE_KERNELS, "kernel", [&] { got = lesson11::sum(xp, n); }});
-  const double tol = std::is_integral_v<T> ? 0.0 : 4.0 * std::sqrt(static_cast<double>(n) + 1) * 0x1p-53;
+  const double tol = course::sum_tolerance<T>(n);
 #pragma omp target data map(to : xp[0:n])
   experiment(std::string("sum ") + type, std::string("cub-sum-") + type, n, sizeof(T), reps, v,
              [&](const std::string &name) {
@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
     if (!only_yours) v.push_back({"one 4-byte load at a time (baseline)", "baseline", [&] { got = lesson11::plain_sum(xp, n); }});
     v.push_back({who, "kernel", [&] { got = lesson11::sum(xp, n); }});
     if (bare) v.push_back({"ompx_bare + warp shuffles (LLVM only)", "variant", [&] { got = lesson11_bare::sum(xp, n); }});
-    const double tol = 4.0 * std::sqrt(static_cast<double>(n) + 1) * 0x1p-24;
+    const double tol = course::sum_tolerance<float>(n);
     experiment("sum float", "cub-sum-float", n, sizeof(float), R, v, [&](const std::string &name) {
       return course::check_scalar(got, want_sum, tol, "sum " + name);
     });
