@@ -132,7 +132,7 @@ void heat_sweep(int nx, int ny, const float *cur, float *next) {
   for (int y = 1; y < ny - 1; ++y)
     for (int x = 1; x < nx - 1; ++x) {
       const std::size_t i = (std::size_t)y * nx + x;
-      next[i] = cur[i] + heat_alpha * (cur[i - 1] + cur[i + 1] + cur[i - nx] + cur[i + nx] - 4.f * cur[i]);
+      next[i] = cur[i] + lesson2::heat_alpha * (cur[i - 1] + cur[i + 1] + cur[i - nx] + cur[i + nx] - 4.f * cur[i]);
     }
 }
 
@@ -155,7 +155,7 @@ HeatStates heat_reference(int nx, int ny, int steps, const float *u0, int every)
     for (int y = 1; y < ny - 1; ++y)
       for (int x = 1; x < nx - 1; ++x) {
         const std::size_t i = (std::size_t)y * nx + x;
-        next[i] = cur[i] + (double)heat_alpha * (cur[i - 1] + cur[i + 1] + cur[i - nx] + cur[i + nx] - 4.0 * cur[i]);
+        next[i] = cur[i] + (double)lesson2::heat_alpha * (cur[i - 1] + cur[i + 1] + cur[i - nx] + cur[i + nx] - 4.0 * cur[i]);
       }
     std::swap(cur, next);
     if (every > 0 && s % every == 0) {

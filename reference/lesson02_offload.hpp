@@ -9,11 +9,10 @@
 #include <cstddef>
 #include <vector>
 
-namespace course::baseline {
+// lesson2::heat_alpha: the baselines step the lesson's own grid.
+#include "../lessons/02-target-offload/offload.hpp"
 
-/// Explicit heat-diffusion coefficient of lesson 2's grid (alpha dt / dx^2;
-/// the scheme is stable up to 0.25). Equal to lesson2::heat_alpha.
-inline constexpr float heat_alpha = 0.2f;
+namespace course::baseline {
 
 /// result[i] = first[i] + exp(second[i]), serial, on the host: what the C++ AMP
 /// article's VectorAddExpPointwise replaces.

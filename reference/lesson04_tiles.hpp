@@ -3,6 +3,9 @@
 ///        loops left rolled, so the tile's arrays are indexed at run time.
 #pragma once
 
+// lesson4::lanes and the graded tile shape: the baseline is the lesson's tile.
+#include "../lessons/04-register-tiles/matmul.hpp"
+
 namespace course::baseline {
 
 /// C = A x B (n x n, row-major), one device thread per 8 x 8 tile of C, the

@@ -38,13 +38,6 @@ T reduction_clause(const T *x, std::size_t n) {
   return total;
 }
 
-// Same rule as lesson6::bin_of in the lesson's header: x * 256 is exact in
-// float, so truncation gives floor(256 x) for every x in [0, 1).
-inline int bin_of(float x) {
-  const int b = static_cast<int>(x * 256.0f);
-  return b < 0 ? 0 : (b > 255 ? 255 : b);
-}
-
 }  // namespace
 
 int sum_global_atomic(const int *x, std::size_t n) { return global_atomic(x, n); }
@@ -58,14 +51,14 @@ double sum_reduction_clause(const double *x, std::size_t n) { return reduction_c
 void histogram_global_atomic(const float *x, std::size_t n, int *hist) {
   // hist may already be on the device (a caller's target data): zero it
   // there, so the result does not depend on what the host copy holds.
-#pragma omp target data map(to : x[0:n]) map(from : hist[0:256])
+#pragma omp target data map(to : x[0:n]) map(from : hist[0 : ::lesson6::hist_bins])
   {
 #pragma omp target teams distribute parallel for
-    for (int b = 0; b < 256; ++b) hist[b] = 0;
+    for (int b = 0; b < ::lesson6::hist_bins; ++b) hist[b] = 0;
     // SNIPPET(histogram-global-atomic)
 #pragma omp target teams distribute parallel for
     for (std::size_t i = 0; i < n; ++i) {
-      const int b = bin_of(x[i]);
+      const int b = ::lesson6::bin_of(x[i]);
 #pragma omp atomic update
       hist[b] += 1;
     }
@@ -128,8 +121,8 @@ double sum_reference(const double *x, std::size_t n) {
 }
 
 std::vector<int> histogram_reference(const float *x, std::size_t n) {
-  std::vector<int> h(256, 0);
-  for (std::size_t i = 0; i < n; ++i) ++h[bin_of(x[i])];
+  std::vector<int> h(::lesson6::hist_bins, 0);
+  for (std::size_t i = 0; i < n; ++i) ++h[::lesson6::bin_of(x[i])];
   return h;
 }
 

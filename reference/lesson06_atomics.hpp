@@ -9,6 +9,9 @@
 #include <cstdint>
 #include <vector>
 
+// lesson6::hist_bins and lesson6::bin_of: every histogram bins alike.
+#include "../lessons/06-atomic-reductions/atomics.hpp"
+
 namespace course::baseline::lesson6 {
 
 /// @name Global atomic: every element is one `#pragma omp atomic` on one address

@@ -116,19 +116,16 @@ constexpr bool vector_lanes = false;
 constexpr bool vector_lanes = true;
 #endif
 
-// One step in the article's layout: thread i reads body i, walks over every
-// body j (fields 32 bytes apart), and writes body i of the next state.
-void step_aos(const Body *in, Body *out, int n, bool simd) {
+// lesson7::step_aos (the lesson's header) with `omp simd` on the inner loop:
+// thread i reads body i, walks over every body j (fields 32 bytes apart) in
+// vector lanes, and writes body i of the next state.
+void step_aos_simd(const Body *in, Body *out, int n) {
 #pragma omp target teams distribute parallel for map(to : in[0:n]) map(from : out[0:n])
   for (int i = 0; i < n; ++i) {
     const float xi = in[i].x, yi = in[i].y, zi = in[i].z;
     float ax = 0, ay = 0, az = 0;
-    if (simd) {
 #pragma omp simd reduction(+ : ax, ay, az) if(simd : vector_lanes)
-      for (int j = 0; j < n; ++j) bodybody_interaction(xi, yi, zi, in[j].x, in[j].y, in[j].z, in[j].m, ax, ay, az);
-    } else {
-      for (int j = 0; j < n; ++j) bodybody_interaction(xi, yi, zi, in[j].x, in[j].y, in[j].z, in[j].m, ax, ay, az);
-    }
+    for (int j = 0; j < n; ++j) bodybody_interaction(xi, yi, zi, in[j].x, in[j].y, in[j].z, in[j].m, ax, ay, az);
     Body b = in[i];
     b.vx += ax * delta_time;
     b.vy += ay * delta_time;
@@ -149,11 +146,12 @@ void simulate_aos(std::span<Body> bodies, int steps, bool simd) {
   Body *a = bodies.data(), *b = scratch.data();
 #pragma omp target data map(tofrom : a[0:n]) map(alloc : b[0:n])
   {
+    const auto step = simd ? step_aos_simd : lesson7::step_aos;
     for (int s = 0; s < steps; ++s) {
       if (s % 2 == 0)
-        step_aos(a, b, n, simd);
+        step(a, b, n);
       else
-        step_aos(b, a, n, simd);
+        step(b, a, n);
     }
     if (steps % 2 == 1) {
 #pragma omp target update from(b[0:n])

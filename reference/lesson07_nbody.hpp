@@ -8,8 +8,9 @@
 #include <span>
 #include <vector>
 
-// The Body type, the constants and bodybody_interaction() live in the lesson's
-// interface header, so baselines and student code run the same arithmetic.
+// The Body type, the constants, bodybody_interaction() and the article's AoS
+// step live in the lesson's interface header, so baselines and student code
+// run the same arithmetic.
 #include "../lessons/07-soa-vs-aos/nbody.hpp"
 
 namespace course::baseline {
@@ -37,7 +38,8 @@ NBodyState nbody_reference_one_step(std::span<const lesson7::Body> initial, std:
 
 /// The speedup baseline: the article's layout (an array of Body), one
 /// `target teams distribute parallel for` over bodies, the inner loop over
-/// all bodies as plain code. Double-buffered like lesson7::simulate().
+/// all bodies as plain code (lesson7::step_aos, the step the starter runs).
+/// Double-buffered like lesson7::simulate().
 void nbody_simulate_aos(std::span<lesson7::Body> bodies, int steps);
 
 /// The same AoS kernel with `omp simd reduction` on the inner loop: what

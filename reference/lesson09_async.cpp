@@ -10,16 +10,8 @@
 
 namespace course::baseline::lesson9 {
 
-#pragma omp declare target
-// The kernel's arithmetic, kept here so no baseline depends on lesson code.
-static inline float series(float x, int terms) {
-  float p = 1.f;
-  for (int k = terms; k >= 1; --k) p = 1.f + x / (float)k * p;
-  return p;
-}
-#pragma omp end declare target
-
-float exp_series(float x, int terms) { return series(x, terms); }
+// The kernels' arithmetic is the lesson's own (lesson9::exp_series in async.hpp).
+using ::lesson9::exp_series;
 
 std::vector<double> add_exp_reference(int n, const float *first, const float *second) {
   std::vector<double> ref((std::size_t)n);
@@ -30,7 +22,7 @@ std::vector<double> add_exp_reference(int n, const float *first, const float *se
 void add_exp_sync(int n, const float *first, const float *second, float *result, int terms, int device) {
 #pragma omp target teams distribute parallel for device(device) map(to : first[0:n], second[0:n]) \
     map(from : result[0:n])
-  for (int i = 0; i < n; ++i) result[i] = first[i] + series(second[i], terms);
+  for (int i = 0; i < n; ++i) result[i] = first[i] + exp_series(second[i], terms);
 }
 
 void add_exp_sync_chunked(int n, const float *first, const float *second, float *result, int terms, int chunks,
@@ -40,7 +32,7 @@ void add_exp_sync_chunked(int n, const float *first, const float *second, float 
     const int len = std::min(size, n - lo);
 #pragma omp target teams distribute parallel for device(device) map(to : first[lo:len], second[lo:len]) \
     map(from : result[lo:len])
-    for (int i = lo; i < lo + len; ++i) result[i] = first[i] + series(second[i], terms);
+    for (int i = lo; i < lo + len; ++i) result[i] = first[i] + exp_series(second[i], terms);
   }
 }
 
@@ -51,7 +43,7 @@ void enter_inputs(int n, const float *first, const float *second, float *result,
 void kernel_present(int n, const float *first, const float *second, float *result, int terms, int device) {
 #pragma omp target teams distribute parallel for device(device) map(to : first[0:n], second[0:n]) \
     map(from : result[0:n])
-  for (int i = 0; i < n; ++i) result[i] = first[i] + series(second[i], terms);
+  for (int i = 0; i < n; ++i) result[i] = first[i] + exp_series(second[i], terms);
 }
 
 void exit_result(int n, const float *first, const float *second, float *result, int device) {
@@ -62,7 +54,7 @@ void add_exp_one_thread(int n, const float *first, const float *second, float *r
   // A target region with no teams or parallel loop: the initial thread of one
   // team runs the whole loop.
 #pragma omp target device(device) is_device_ptr(first, second, result)
-  for (int i = 0; i < n; ++i) result[i] = first[i] + series(second[i], terms);
+  for (int i = 0; i < n; ++i) result[i] = first[i] + exp_series(second[i], terms);
 }
 
 float *pinned_floats(std::size_t n) {

@@ -9,11 +9,10 @@
 #include <cstddef>
 #include <vector>
 
-namespace course::baseline::lesson9 {
+// lesson9::exp_series: the baselines run the lesson's arithmetic.
+#include "../lessons/09-async-and-devices/async.hpp"
 
-/// exp(x) by the first @p terms terms of its Taylor series in Horner form,
-/// exactly as the lesson's kernel computes it (float).
-float exp_series(float x, int terms);
+namespace course::baseline::lesson9 {
 
 /// result[i] = first[i] + exp(second[i]) in double: the reference. For
 /// |second[i]| <= 1 and terms >= 16 the series has converged, so the

@@ -12,22 +12,20 @@
 namespace course::baseline {
 
 namespace {
-constexpr int kCoefs = 8;  // lesson10::coefs_per_row
-
 float row_weight(const float *coef, int r) {
   float w = 0.f;
-  for (int k = 0; k < kCoefs; ++k) w += coef[r * kCoefs + k];
+  for (int k = 0; k < lesson10::coefs_per_row; ++k) w += coef[r * lesson10::coefs_per_row + k];
   return w;
 }
 }  // namespace
 
 void l10_normalize_generic(int rows, int cols, const float *coef, const float *x, float *y) {
   const std::size_t n = (std::size_t)rows * cols;
-  const int nc = rows * kCoefs;
+  const int nc = rows * lesson10::coefs_per_row;
 #pragma omp target teams distribute map(to : coef[0:nc], x[0:n]) map(from : y[0:n])
   for (int r = 0; r < rows; ++r) {
     float w = 0.f;
-    for (int k = 0; k < kCoefs; ++k) w += coef[r * kCoefs + k];
+    for (int k = 0; k < lesson10::coefs_per_row; ++k) w += coef[r * lesson10::coefs_per_row + k];
     if (w == 0.f) {
 #if !defined(__AMDGPU__)  // AMD: no device printf without ROCm's device library (Debian has none)
       printf("normalize: row %d has weight 0, left unscaled\n", r);
@@ -51,7 +49,7 @@ void l10_blur_per_row(int rows, int cols, const float *in, float *out) {
 
 void l10_run_slow(int rows, int cols, int steps, const float *coef, float *grid) {
   const std::size_t n = (std::size_t)rows * cols;
-  const int nc = rows * kCoefs;
+  const int nc = rows * lesson10::coefs_per_row;
   std::vector<float> scratch(n);
   float *tmp = scratch.data();
   for (int s = 0; s < steps; ++s) {

@@ -7,6 +7,9 @@
 
 #include <vector>
 
+// lesson10::coefs_per_row: the baselines read the lesson's coefficients.
+#include "../lessons/10-profiling/pipeline.hpp"
+
 namespace course::baseline {
 
 /// lesson10::normalize as the starter has it: `target teams distribute` over

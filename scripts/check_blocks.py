@@ -25,8 +25,16 @@ Rules (docs/DEVELOPING.md, "Marked blocks"):
   - outside the top-level blocks each pair is identical line for line.
 
 solutions/NN-topic holds only the files a student edits; each has its
-starter under lessons/NN-topic and is no byte copy of it. Exit status 0 when
-all pairs agree, 1 with one line per problem otherwise.
+starter under lessons/NN-topic and is no byte copy of it.
+
+Includes between reference/ and the lessons (docs/DEVELOPING.md, "reference/
+and the lessons"): reference/ may include a lesson's interface header by its
+path ("../lessons/NN-topic/k.hpp"), never a lesson's .cpp or .inc nor
+anything of solutions/; a lesson's own files (lessons/NN-topic/* and
+solutions/NN-topic/*, not its driver/) include nothing of reference/.
+
+Exit status 0 when all pairs agree and the includes keep the rule, 1 with one
+line per problem otherwise.
 
     usage: check_blocks.py [REPO_ROOT] [--only NN]   (NN: a lesson folder prefix, e.g. 03)
 
@@ -109,6 +117,45 @@ def pairs(root, only="[0-9][0-9]"):
         les_dir = root / "lessons" / sol_dir.name
         for sol in sorted(f for f in sol_dir.iterdir() if f.is_file()):
             yield sol_dir.name, les_dir / sol.name, sol
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+
+
+def check_includes(root, only="[0-9][0-9]"):
+    """Problems with the includes between reference/ and the lessons."""
+    problems = []
+    ref_dir = root / "reference"
+    ref_names = {f.name for f in ref_dir.iterdir() if f.is_file()} if ref_dir.is_dir() else set()
+    for ref in sorted(ref_dir.glob("lesson" + only + "_*")) + sorted(ref_dir.glob("[!l]*.[ch]pp")):
+        for no, line in enumerate(ref.read_text(errors="replace").splitlines(), 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            inc = m.group(1)
+            target = (ref.parent / inc).resolve()
+            inside = lambda d: (root / d).resolve() in target.parents
+            if inside("solutions"):
+                problems.append(f"reference/{ref.name}:{no}: includes {inc}: reference/ never includes solutions/")
+            elif inside("lessons") and (target.suffix != ".hpp" or target.parent.parent != (root / "lessons").resolve()):
+                problems.append(f"reference/{ref.name}:{no}: includes {inc}: reference/ may include a lesson's "
+                                f"interface header (lessons/NN-topic/*.hpp), never its .cpp, .inc or driver/")
+            elif inside("lessons") and not target.is_file():
+                problems.append(f"reference/{ref.name}:{no}: includes {inc}, which does not exist")
+    for top in ("lessons", "solutions"):
+        for les in sorted((root / top).glob(only + "-*")):
+            for f in sorted(x for x in les.iterdir() if x.is_file() and x.suffix in (".cpp", ".hpp", ".inc")):
+                for no, line in enumerate(f.read_text(errors="replace").splitlines(), 1):
+                    m = INCLUDE.match(line)
+                    if not m:
+                        continue
+                    inc = m.group(1)
+                    own = (root / "lessons" / les.name / inc).is_file() or (les / inc).is_file()
+                    if "reference/" in inc or (not own and pathlib.PurePosixPath(inc).name in ref_names):
+                        problems.append(f"{top}/{les.name}/{f.name}:{no}: includes {inc} of reference/: a lesson's "
+                                        f"own files never do (shared definitions go in its interface header, "
+                                        f"which reference/ includes; the lesson program in driver/ may)")
+    return problems
 
 
 def compare(starter, solution, rel=lambda p: p):
@@ -241,6 +288,7 @@ def main():
             problems.append(f"solutions/{name}: no SOLUTION(...) block in any file")
     if npairs == 0:
         problems.append(f"no solutions/NN-*/ files found under {root}")
+    problems += check_includes(root, only)
     for p in problems:
         print(p)
     print(f"check_blocks: {npairs} starter/solution pairs, {len(problems)} problem(s)")

@@ -9,9 +9,9 @@
 /// position with the new velocity). The sample used one PARTICLE_MASS for all
 /// bodies; here the mass sits in the fourth float of the position, as in
 /// NVIDIA's CUDA N-body sample, so total momentum is a real check.
-// An include guard, not #pragma once: the baselines include the lessons/ copy
-// and the solutions track the solutions/ copy of this (identical) header, and
-// a test includes both; the guard makes the second a no-op.
+// An include guard, not #pragma once: reference/ includes this header by its
+// path and the lesson's files by name, and a test includes both; the guard
+// makes the second a no-op whichever path it came by.
 #ifndef COURSE_LESSON07_NBODY_HPP
 #define COURSE_LESSON07_NBODY_HPP
 
@@ -172,7 +172,8 @@ const char *source_file();
 /// The article's step on an array of Body structs: thread i walks over every
 /// body j, and the four floats it needs from body j sit in a 32-byte struct,
 /// next to a velocity it does not need. The starter's advance() runs it until step 7.5;
-/// it lives here, once, so starter and solution share it.
+/// it lives here, once, so starter, solution and the speedup baseline
+/// (reference/lesson07_nbody.cpp) share it.
 inline void step_aos(const Body *in, Body *out, int n) {
 #pragma omp target teams distribute parallel for map(to : in[0:n]) map(from : out[0:n])
   for (int i = 0; i < n; ++i) {
