@@ -28,7 +28,9 @@ inline constexpr int kOffloadThreshold = 1 << 16;
 
 /// The physics constants: physics[kVoltsPerCount] volts per ADC count (a
 /// 12-bit converter on 3.3 V), physics[kZeroCelsius] kelvin at 0 degrees C.
-inline constexpr int kPhysicsSize = 2, kVoltsPerCount = 0, kZeroCelsius = 1;
+inline constexpr int kPhysicsSize = 2;
+inline constexpr int kVoltsPerCount = 0;  ///< index of volts per ADC count in physics
+inline constexpr int kZeroCelsius = 1;    ///< index of kelvin at 0 degrees C in physics
 
 /// The calibration polynomial, degrees C from volts: c0 + c1 v + c2 v^2 + c3 v^3.
 /// Its host copy changes only through set_calibration().
@@ -39,14 +41,15 @@ inline constexpr int kCoefficients = 4;
 /// kTableLow) / kTableSize; temperatures outside use the first or last
 /// entry. 4 MiB: the device holds it only while a region maps it.
 inline constexpr int kTableSize = 1 << 20;
-inline constexpr float kTableLow = 200.f, kTableHigh = 400.f;
+inline constexpr float kTableLow = 200.f;   ///< the table's lowest temperature (K)
+inline constexpr float kTableHigh = 400.f;  ///< the end of the table's range (K)
 
 #pragma omp end declare target
 
 /// The tables themselves, defined in thermo.cpp (see the constants above).
 extern float physics[kPhysicsSize];
-extern float calibration[kCoefficients];
-extern float correction[kTableSize];
+extern float calibration[kCoefficients];  ///< the calibration polynomial's coefficients
+extern float correction[kTableSize];      ///< the large correction table
 
 /// Thrown by apply_correction() when the caller did not map the data it
 /// must already hold on the device.

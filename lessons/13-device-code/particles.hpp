@@ -22,9 +22,11 @@ using Update = void (*)(float &x, float &v, float dt);
 /// Particles as arrays of their fields (SoA, lesson 7). id is each particle's
 /// number when it was made, so a reordering can be checked.
 struct Particles {
-  std::vector<float> x, v;
-  std::vector<int> kind, id;
-  std::size_t size() const { return x.size(); }
+  std::vector<float> x;     ///< positions
+  std::vector<float> v;     ///< velocities
+  std::vector<int> kind;    ///< each particle's kind: the index of its rule
+  std::vector<int> id;      ///< each particle's number when it was made
+  std::size_t size() const { return x.size(); }  ///< how many particles
 };
 
 /// n particles, kinds interleaved (0, 1, 2, 0, 1, ...), positions and
@@ -81,10 +83,11 @@ int interop_device();
 /// false where LLVM 19 crashes on it (an object of the initial device).
 bool interop_has_stream();
 
-/// The library step 13.4 calls: scales n floats at a DEVICE address by a.
-/// A real library (cuBLAS: cublasSetStream) would enqueue on @p stream; this
-/// one runs its kernel at once and records the stream it was given.
+/// The library step 13.4 calls (a stand-in for a vendor's library).
 namespace lib {
+/// Scales n floats at a DEVICE address by a. A real library (cuBLAS:
+/// cublasSetStream) would enqueue on @p stream; this one runs its kernel at
+/// once and records the stream it was given.
 void scale(void *stream, float *y_device, int n, float a);
 void *last_stream();  ///< the stream of the last scale() call
 int calls();          ///< how many scale() calls were made
