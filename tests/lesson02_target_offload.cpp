@@ -48,13 +48,7 @@ namespace {
 
 namespace trace = course::lesson2_trace;
 
-// A check built from a condition, for COURSE_CHECK.
-course::Check expect(bool ok, const std::string &message) {
-  course::Check c;
-  c.ok = ok;
-  if (!ok) c.message = message;
-  return c;
-}
+using course_test::expect;  // a check from a condition, for COURSE_CHECK
 
 std::string fmt(const char *format, double a, double b = 0, double c = 0, double d = 0) {
   char buf[1024];

@@ -80,13 +80,7 @@ namespace trace = course::lesson9_trace;
 namespace base = course::baseline::lesson9;
 using trace::DataOp;
 
-// A check built from a condition, for COURSE_CHECK.
-course::Check expect(bool ok, const std::string &message) {
-  course::Check c;
-  c.ok = ok;
-  if (!ok) c.message = message;
-  return c;
-}
+using course_test::expect;  // a check from a condition, for COURSE_CHECK
 
 std::string fmt(const char *format, double a = 0, double b = 0, double c = 0, double d = 0, double e = 0) {
   char buf[1024];

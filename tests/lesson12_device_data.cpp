@@ -35,13 +35,7 @@ namespace trace = course::lesson2_trace;
 namespace ref = course::lesson12_ref;
 using lesson12::kOffloadThreshold;
 
-// A check built from a condition, for COURSE_CHECK.
-course::Check expect(bool ok, const std::string &message) {
-  course::Check c;
-  c.ok = ok;
-  if (!ok) c.message = message;
-  return c;
-}
+using course_test::expect;  // a check from a condition, for COURSE_CHECK
 
 std::string str(double x) {
   char buf[64];

@@ -58,6 +58,15 @@
 
 namespace course_test {
 
+/// A check built from a condition and the message to show when it is false,
+/// for COURSE_CHECK (tests whose verdict is not a comparison of arrays).
+inline course::Check expect(bool ok, const std::string &message) {
+  course::Check c;
+  c.ok = ok;
+  if (!ok) c.message = message;
+  return c;
+}
+
 /// The seed of this run's random inputs: COURSE_SEED or course::default_seed.
 std::uint64_t seed();
 
