@@ -24,6 +24,11 @@
 #                min/median/max ratio, per step how often it was caught
 #                (scripts/repeat_speed.py; a catching test that times nothing
 #                repeats 8 programs at a time); $OUT/repeat.md when OUT is set
+#   GPU node:  scripts/report-gpu.sh progress BUNDLE[.tar.xz]
+#                the student's progress page (scripts/progress.sh) for the
+#                bundle: every lesson's steps and speed verdicts from what
+#                `test` left in it, lesson 11's % of the vendor from `run`'s
+#                report.csv; progress.html and progress.json into $OUT when set
 #   GPU node:  scripts/report-gpu.sh steps RUNTIME.tar.xz BUNDLE[.tar.xz]
 #                every step graded, on the GPU: runs each step's mutant test
 #                program the bundle holds (built here with
@@ -62,17 +67,21 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "report-gpu.sh: error: $*" >&2; exit 2; }
-usage() { sed -n '2,59p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,66p' "$0" | sed 's/^# \{0,1\}//'; }
 
-# A bundle given as BUNDLE.tar.xz is unpacked once into $COURSE_BUNDLE_DIR;
-# prints the bundle's folder.
+# A bundle given as BUNDLE.tar.xz is unpacked once into $COURSE_BUNDLE_DIR
+# (again only when the tarball changed, so what `test` and `run` leave there
+# stays for `progress`); prints the bundle's folder.
 unpack() {
-  local b=$1 dest
+  local b=$1 dest sum
   case "$b" in
     *.tar.xz)
       [ -f "$b" ] || die "bundle '$b' not found"
       dest=${COURSE_BUNDLE_DIR:-/tmp/course-report-bundle}
-      rm -rf "$dest" && mkdir -p "$dest" && tar xJf "$b" -C "$dest"
+      sum=$(cksum < "$b")
+      if [ "$(cat "$dest/.unpacked-from" 2>/dev/null)" != "$sum" ]; then
+        rm -rf "$dest" && mkdir -p "$dest" && tar xJf "$b" -C "$dest" && echo "$sum" > "$dest/.unpacked-from"
+      fi
       b=$(ls -d "$dest"/*/ | head -1); b=${b%/} ;;
   esac
   [ -d "$b/lessons" ] || die "'$b' is not a bundle from 'report-gpu.sh pack'"
@@ -160,7 +169,8 @@ case "$cmd" in
         ${OUT:+--md "$OUT/repeat.md"} "${cases[@]}" "${progs[@]}" || rc=$?
       exit "$rc"
     fi
-    junit=${OUT:-$bundle/junit}
+    # Kept in the bundle for `progress`; a copy comes back in $OUT/junit-all.tar.gz.
+    junit=$bundle/junit
     mkdir -p "$junit"
     fails=0
     echo "report-gpu.sh: bundle built at $(cat "$bundle/report/commit.txt" 2>/dev/null || echo '?')"
@@ -196,10 +206,21 @@ for case in ET.parse(sys.argv[1]).iter("testcase"):
 PYEOF
       grep -h -o 'lesson [0-9][^<"]*faster than baseline[^<"]*\|lesson [0-9][^<"]*slower than baseline[^<"]*' "$junit/$name.xml" 2>/dev/null | sort -u | sed 's/^/    /' | head -20 || true
     done
-    (cd "$junit" && [ -z "${OUT:-}" ] || tar czf "$OUT/junit-all.tar.gz" ./*.xml ./*.err 2>/dev/null && rm -f ./*.xml ./*.err) || true
+    [ -z "${OUT:-}" ] || (cd "$junit" && mkdir -p "$OUT" && tar czf "$OUT/junit-all.tar.gz" ./*.xml ./*.err 2>/dev/null) || true
     [ "$fails" = 0 ] && echo "report-gpu.sh: every test program behaved (solutions pass, starters fail)" \
       || echo "report-gpu.sh: $fails test program(s) did not behave"
     [ "$fails" = 0 ]
+    ;;
+  progress)
+    # Where the bundle stands, as a student's progress page: each lesson's
+    # steps and speed verdicts from the results `test` left in the bundle, and
+    # lesson 11's percentages of the vendor's code from `run`'s report.csv.
+    [ $# -eq 1 ] || die "usage: report-gpu.sh progress BUNDLE[.tar.xz] (after test and run on the same bundle)"
+    bundle=$(unpack "$1")
+    rc=0
+    python3 "$repo/scripts/progress/progress.py" --bundle "$bundle" --color never \
+      ${OUT:+--html "$OUT/progress.html" --json "$OUT/progress.json"} || rc=$?
+    exit "$rc"
     ;;
   steps)
     [ $# -eq 2 ] || die "usage: report-gpu.sh steps RUNTIME.tar.xz BUNDLE"

@@ -3,7 +3,8 @@ them, shared by the student's view (scripts/progress.sh) and the instructor's
 class table (scripts/slurm/classtable.py), so the two cannot disagree.
 
 It reads
-  - ctest's JUnit XML of one lesson (`ctest -L '^lessonN$' --output-junit`):
+  - ctest's JUnit XML of one lesson (`ctest -L '^lessonN$' --output-junit`),
+    or Catch2's of its test program (a GPU node: scripts/report-gpu.sh test):
     each test's status, the first failure's message, the speed tests' verdict
     lines ("lesson 3 simd: 5.2x faster than baseline (needs >= 3.0x on host,
     2 threads)");
@@ -118,6 +119,15 @@ def parse_lesson(xml_path):
                              "line": m.group(0)})
         name = re.sub(r"^lesson\d+: ", "", case.get("name", "?"))
         status = case.get("status", "")
+        # ctest writes status="fail"; Catch2's own JUnit (a GPU node's results,
+        # scripts/report-gpu.sh test) writes "run" for every case it ran, and a
+        # <failure> or <error> inside the one that failed.
+        if case.find("failure") is not None or case.find("error") is not None:
+            status = "fail"
+        elif case.find("skipped") is not None and status in ("", "run"):
+            status = "notrun"
+        elif status == "":
+            status = "run"
         if status == "run":
             passed += 1
             cases.append((name, "passed", ""))

@@ -19,6 +19,9 @@ not run (its untouched starter fails by design).
 
   scripts/progress.sh [--build DIR] [--lessons 1,3] [--no-run] [--html FILE] [--color auto|always|never]
       --no-run       read the last results instead of running the tests
+  scripts/progress.sh --bundle DIR   a GPU node's view of a bundle (scripts/report-gpu.sh pack):
+      no CMake there, so nothing runs; reads what `report-gpu.sh test` and
+      `report-gpu.sh run` left in the bundle (junit/lessonNN_test.xml, report/report.csv)
   (course authors: the starters' record is part of tests/given.json: scripts/given.py write)
 
 Exit status: 0 the overview was printed (whatever it says); 2 bad arguments or no build.
@@ -56,6 +59,17 @@ def read_cache(build):
     except OSError:
         pass
     return out
+
+
+def bundle_results(bundle, n):
+    """Catch2's JUnit of lesson n's test program on a GPU node (report-gpu.sh
+    test keeps it in BUNDLE/junit), or the note that says why there is none."""
+    xml = bundle / "junit" / f"lesson{n:02d}_test.xml"
+    if not any((bundle / "lessons").glob(f"{n:02d}-*/lesson{n:02d}_test")):
+        return None, "not in this bundle"
+    if not xml.is_file():
+        return None, f"no results yet: run scripts/report-gpu.sh test RUNTIME {bundle} first"
+    return xml, ""
 
 
 def device_facts(build):
@@ -120,7 +134,13 @@ def gather(args, build, tree, subdir):
         in_build = any((build / "lessons").glob(f"{n:02d}-*")) if (build / "lessons").is_dir() else False
         xml, stamp = out / f"lesson{n}.xml", out / f"lesson{n}.json"
         now = grades.file_digests(tree, lesson, subdir)
-        if problems or not (touched or args.all):
+        if args.bundle:
+            # A bundle holds the solutions build: every lesson counts as started.
+            xml_in, note = bundle_results(build, n)
+            if xml_in:
+                result = grades.parse_lesson(xml_in)
+                result["when"] = _now()
+        elif problems or not (touched or args.all):
             pass
         elif not in_build:
             note = (f"not built here (COURSE_LESSONS={configured}): configure {build.name} again with "
@@ -267,6 +287,7 @@ def main():
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly, no traceback
     ap = argparse.ArgumentParser(prog="progress.sh", description=__doc__.split("\n")[0])
     ap.add_argument("--build", help="the build folder (default: build/, the student preset's)")
+    ap.add_argument("--bundle", help="a GPU node's bundle (scripts/report-gpu.sh pack) and the results left in it")
     ap.add_argument("--lessons", type=lesson_list, help="only these lessons, e.g. 1,3")
     ap.add_argument("--no-run", action="store_true", help="read the last results instead of running the tests")
     ap.add_argument("--all", action="store_true", help="also run the tests of lessons not started")
@@ -275,6 +296,15 @@ def main():
     ap.add_argument("--color", "--colour", choices=("auto", "always", "never"), default="auto")
     a = ap.parse_args()
 
+    if a.bundle:
+        build = pathlib.Path(a.bundle).resolve()
+        try:
+            info = json.loads((build / "report" / "build-info.json").read_text())
+        except (OSError, ValueError):
+            die(f"{a.bundle} is not a bundle from scripts/report-gpu.sh pack (no report/build-info.json)")
+        subdir = "solutions" if info.get("track") == "solutions" else "lessons"
+        views, device_class = gather(a, build, REPO, subdir)
+        return finish(a, views, device_class, build)
     build = pathlib.Path(a.build) if a.build else REPO / "build"
     if not (build / "CMakeCache.txt").is_file():
         die(f"no build in {build} yet: run `cmake --preset student && cmake --build --preset student` first"
@@ -285,6 +315,11 @@ def main():
     # The solutions track grades solutions/: its "student" files are those.
     subdir = "solutions" if cache.get("COURSE_TRACK") == "solutions" else "lessons"
     views, device_class = gather(a, build, tree, subdir)
+    return finish(a, views, device_class, build)
+
+
+def finish(a, views, device_class, build):
+    """Prints the overview and writes the page and the JSON beside it."""
     colour = a.color == "always" or (a.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
                                      and os.environ.get("TERM") != "dumb")
     print(text(views, device_class, colour))
