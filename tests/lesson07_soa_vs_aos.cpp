@@ -540,7 +540,7 @@ TEST_CASE("simulate copies the bodies to the device once not every step", "[less
 
 // Step 7.5, LLVM's part: a State mapped through a mapper must be unmapped
 // when simulate() returns. LLVM 19 and 21 never release a struct that a
-// mapper mapped (llvm-project issue 60106), so the solution deletes the two
+// mapper mapped (llvm-project#60106), so the solution deletes the two
 // States itself; without that, the next call's States, at other stack
 // addresses, overlap the stale entries and the runtime aborts ("explicit
 // extension not allowed"). The OMPT witness gives the structs' host addresses

@@ -102,7 +102,7 @@ void advance(std::span<Body> bodies, int steps, StepFn step_fn) {
     }
   }
   // LLVM 19 and 21 leave a struct mapped through a mapper on the device after
-  // its region (llvm-project issue 60106, fixed in 2026): the next call's
+  // its region (llvm-project#60106, fixed in 2026): the next call's
   // States, elsewhere on the stack, would overlap it. Unmapped here by a map
   // without the mapper (a no-op where the runtime already did it).
 #pragma omp target exit data map(delete : sa, sb)
