@@ -165,7 +165,7 @@ case "$cmd" in
       echo "report-gpu.sh: bundle built at $(cat "$bundle/report/commit.txt" 2>/dev/null || echo '?'); ${#progs[@]} program(s), $runs runs each"
       rc=0
       # --jobs: a step caught by a check that times nothing repeats 8 programs at a time.
-      python3 "$repo/scripts/repeat_speed.py" --runs "$runs" --jobs 8 --runner "$repo/scripts/gpu-node.sh $pack" \
+      python3 "$repo/scripts/repeat_speed.py" --runs "$runs" --jobs 8 --elsewhere gpu --runner "$repo/scripts/gpu-node.sh $pack" \
         ${OUT:+--md "$OUT/repeat.md"} "${cases[@]}" "${progs[@]}" || rc=$?
       exit "$rc"
     fi

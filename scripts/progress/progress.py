@@ -80,6 +80,13 @@ def device_facts(build):
         return "host", ""
 
 
+# What report.csv's percentage divides (report/report.py): the vendor's kernel
+# time on CUDA events over the course's time per call on the host clock, so it
+# charges the course for its launch and wait; the report's vendor table has
+# the per-call figure of both sides beside it.
+VENDOR_CLOCKS = "vendor kernel on CUDA events / course per call on the host clock"
+
+
 def vendor_rows(build, device_class):
     """Lesson 11's kernels as % of the vendor's code: the course report's rows
     (report.csv), which times CUB, cuBLAS and the classic CUDA N-body beside
@@ -215,7 +222,7 @@ def text(views, device_class, colour):
                          f"(needs >= {sp['required']:g}x on {sp['on']})")
         if "vendor" in v:
             vend = v["vendor"]
-            lines.append("    % of the vendor's code: " + (vend if isinstance(vend, str) else "; ".join(vend)))
+            lines.append(f"    % of the vendor's code ({VENDOR_CLOCKS}): " + (vend if isinstance(vend, str) else "; ".join(vend)))
     return "\n".join(lines)
 
 
@@ -269,7 +276,7 @@ def page(views, device_class, build):
                            f"(needs ≥ {sp['required']:g}× on {e(sp['on'])})</li>")
             if "vendor" in v:
                 vend = v["vendor"]
-                out.append(f"<li>% of the vendor's code: {e(vend if isinstance(vend, str) else '; '.join(vend))}</li>")
+                out.append(f"<li>% of the vendor's code ({e(VENDOR_CLOCKS)}): {e(vend if isinstance(vend, str) else '; '.join(vend))}</li>")
             out.append("</ul>")
         out.append("</section>")
     out.append("</body></html>")
