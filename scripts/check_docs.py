@@ -25,6 +25,8 @@ its own check keeps in step). What a document quotes, and what must hold:
       the compiler's omp.h or the course's code; and "free with `F`" after an
       allocator names that allocator's own free (`llvm_omp_target_alloc_X`:
       `llvm_omp_target_free_X`, `omp_target_alloc`: `omp_target_free`).
+  (e) docs/results, the dated logs, weighs at most 1.5 MB (raw outputs gzip'd,
+      plots quantised).
 
 Which source a quote means: a lesson's README and lesson deck quote the
 starter (lessons/NN-topic/), a walk-through deck the solution
@@ -531,6 +533,24 @@ def check(root, omp_h):
     return errors
 
 
+# docs/results is read in a browser and cloned by every student: its raw
+# outputs are kept gzip-compressed and its plots quantised (its README says
+# how), and this keeps the folder within what a clone should carry.
+RESULTS_LIMIT = 1_500_000
+
+
+def results_weight(root):
+    """One error when docs/results holds more than RESULTS_LIMIT bytes."""
+    folder = root / "docs" / "results"
+    files = [f for f in folder.rglob("*") if f.is_file()] if folder.is_dir() else []
+    total = sum(f.stat().st_size for f in files)
+    if total <= RESULTS_LIMIT:
+        return []
+    big = sorted(files, key=lambda f: -f.stat().st_size)[:3]
+    return [f"docs/results: {total:,} bytes, over its {RESULTS_LIMIT:,}: gzip -9 -n raw outputs, pngquant plots "
+            f"(largest: {', '.join(f'{f.relative_to(root)} {f.stat().st_size:,}' for f in big)})"]
+
+
 def main(argv):
     args, root, omp_h, cxx = list(argv), None, None, None
     while args:
@@ -548,7 +568,7 @@ def main(argv):
     if omp_h is None or not omp_h.is_file():
         print("check_docs: no omp.h found: pass --omp-h PATH or --cxx COMPILER", file=sys.stderr)
         return 2
-    errors = check(root, omp_h)
+    errors = check(root, omp_h) + results_weight(root)
     for e in errors:
         print(e)
     n = len(documents(root))
