@@ -83,39 +83,40 @@ def solution_rows(runner, prog, runs, timeout, spec="[speedup]"):
     return rows, sorted(skipped)
 
 
-ELSEWHERE_CLASS = ""  # --elsewhere: this run's device class, for the tests' STEP-ELSEWHERE declarations
 TESTS = pathlib.Path(__file__).resolve().parent.parent / "tests"
 
 
-def not_graded_here(runner, prog, step, timeout):
-    """Why a step mutant that passes every test is not a miss, or "no test fails".
-    Two reasons count, each said by the course, never guessed: the test file
-    declares the step graded elsewhere for this device class
+def not_graded_here(runner, prog, step, timeout, device_class):
+    """(why, excused) for a step mutant that passes every test. Two reasons
+    excuse it, each said by the course, never guessed: the test file declares
+    the step graded elsewhere for this device class
     (`// STEP-ELSEWHERE(9.3, gpu): why`), or the checks that grade it said they
     could not run here (a compiler-asking test on a node without clang warns
-    "... not graded here")."""
+    "... not graded here"). Otherwise ("no test fails", False): a miss."""
     nn = prog.name[6:8]
-    if ELSEWHERE_CLASS:
+    if device_class:
         for src in sorted(TESTS.glob(f"lesson{nn}_*.cpp")):
-            m = re.search(rf"STEP-ELSEWHERE\({re.escape(step)}, *{ELSEWHERE_CLASS}\): *(.*)", src.read_text())
+            m = re.search(rf"STEP-ELSEWHERE\({re.escape(step)}, *{device_class}\): *(.*)", src.read_text())
             if m:
-                return f"declared elsewhere: {m.group(1).strip()[:160]}"
+                return f"declared elsewhere: {m.group(1).strip()[:160]}", True
     _rc, out, _ = run(runner, prog, ["--reporter", "compact"], timeout)
     why = sorted({ln.strip()[:160] for ln in out.splitlines() if "not graded here" in ln})
     if why:
-        return "not graded on this node: " + "; ".join(why[:2])
-    return "no test fails"
+        return "not graded on this node: " + "; ".join(why[:2]), True
+    return "no test fails", False
 
 
-def step_row(runner, prog, runs, timeout, jobs=1):
-    """(step, the case that catches it, runs caught, runs, ratios seen)."""
+def step_row(runner, prog, runs, timeout, jobs=1, device_class=""):
+    """(step, the case that catches it, runs caught, runs, ratios seen, timed,
+    excused: not caught, for a reason the course gives)."""
     m = STEP.match(prog.name)
     step = f"{int(m.group(2))}.{int(m.group(3))}"
     # As cmake/expect-failure.cmake does: declaration order, stop at the first
     # failure; the JUnit reporter names the case that failed.
     rc, out, _ = run(runner, prog, ["--order", "decl", "--abort", "--reporter", "junit"], timeout)
     if rc == 0:
-        return step, not_graded_here(runner, prog, step, timeout), 0, runs, [], False
+        why, excused = not_graded_here(runner, prog, step, timeout, device_class)
+        return step, why, 0, runs, [], False, excused
     cm = re.search(r'<testcase [^>]*name="([^"]*)"[^>]*>\s*<failure', out)
     if cm:
         name = (cm.group(1).replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
@@ -146,7 +147,7 @@ def step_row(runner, prog, runs, timeout, jobs=1):
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
             for rc2, _o, _v in pool.map(lambda _i: run(runner, prog, args, timeout), range(left)):
                 caught += rc2 != 0
-    return step, name, caught, runs, ratios, timed
+    return step, name, caught, runs, ratios, timed, False
 
 
 def main():
@@ -166,8 +167,6 @@ def main():
     a = ap.parse_args()
     if a.runs < 1:
         die(f"--runs must be a positive number, got {a.runs}")
-    global ELSEWHERE_CLASS
-    ELSEWHERE_CLASS = a.elsewhere
     runner = shlex.split(a.runner)
     progs = [pathlib.Path(p) for p in a.programs]
     for p in progs:
@@ -191,14 +190,14 @@ def main():
         lines += [f"### Each step undone: caught in how many of {a.runs} runs", "",
                   "| step | caught by | caught | ratios (speed tests) |", "|---|---|---:|---|"]
         for p in steps:
-            step, name, caught, n, ratios, timed = step_row(runner, p, a.runs, a.timeout, a.jobs)
-            said = name.startswith(("declared elsewhere:", "not graded on this node:"))
-            bad += caught != n and not said
+            step, name, caught, n, ratios, timed, excused = step_row(runner, p, a.runs, a.timeout, a.jobs,
+                                                                     a.elsewhere)
+            bad += caught != n and not excused
             # As each step ends: a call cut short still shows the steps it finished.
             print(f"  {p.name}: caught {caught}/{n} by {name}", file=sys.stderr, flush=True)
             rs = (f"{min(ratios):.2f}-{max(ratios):.2f}x" if ratios
                   else "times nothing" + (f" ({a.jobs} runs at a time)" if a.jobs > 1 and not timed else ""))
-            lines.append(f"| {p.name[6:8]}: {step} | {name} | {'—' if said else f'{caught}/{n}'} | {rs} |")
+            lines.append(f"| {p.name[6:8]}: {step} | {name} | {'—' if excused else f'{caught}/{n}'} | {rs} |")
         lines.append("")
     text = "\n".join(lines)
     print(text)
