@@ -11,6 +11,9 @@ catch it and words its failure message must contain:
     kind = "wrong clause"                     # step half done | right answer without the technique |
                                               # wrong clause | race | off by one | needless copies |
                                               # one device or thread
+    # file = "gravity.cpp"                    # which file of solutions/NN-topic/ it edits: needed
+                                              # where the student edits several (the others go into
+                                              # the mutant unchanged)
     replace = "map(from : c[0:n])"            # text of the solution file (exactly once) ...
     with = "map(to : c[0:n])"                 # ... and what the student wrote instead
     test = "add_exp at prime n = 31"          # the Catch test that must fail
@@ -119,7 +122,15 @@ def write_mutants(root, folder, out):
     entries = load(root, folder[:2])
     lines = ["# written by scripts/make_mistakes.py from tests/mistakes/lesson%s.toml" % folder[:2]]
     ids = []
+    sol_dir = root / "solutions" / folder
+    others = sorted(p for p in sol_dir.iterdir() if p.is_file()) if entries else []
     for m in entries:
+        # A mutant is every file the student edits (the lesson's tests are
+        # built against the whole set): the entry's file with the mistake in
+        # it, the others as the solution has them.
+        for p in others:
+            if p.name != m["file"]:
+                write_if_changed(out / m["id"] / p.name, p.read_text())
         write_if_changed(out / m["id"] / m["file"], m["mutant"])
         ids.append(m["id"])
         p = "COURSE_MISTAKE_" + m["id"]

@@ -15,8 +15,11 @@
 #include "course/verify.hpp"
 #include "gemm.hpp"
 #include "gravity.hpp"
+#include "lesson11_plain.hpp"
 
 namespace lesson11_driver {
+
+namespace ref = course::baseline::lesson11;  // the baselines (reference/lesson11_plain.hpp)
 
 // One N-body step on device-resident bodies: the starter's kernel, then the
 // lesson's; each checked on a few bodies against a double-precision step.
@@ -57,7 +60,7 @@ void nbody_experiment(int n, int reps, bool only_yours, std::vector<course::Resu
   };
   std::vector<Variant> v;
   if (!only_yours)
-    v.push_back({"one body per thread, exact 1/sqrt (baseline)", "baseline", [&] { lesson11::plain_nbody_step(in, out, n); }});
+    v.push_back({"one body per thread, exact 1/sqrt (baseline)", "baseline", [&] { ref::plain_nbody_step(in, out, n); }});
   v.push_back({std::string(COURSE_KERNELS), "kernel", [&] { lesson11::nbody_step(in, out, n); }});
   double base_ms = 0;
 #pragma omp target data map(to : px[0:n], py[0:n], pz[0:n], pm[0:n], pvx[0:n], pvy[0:n], pvz[0:n]) \
@@ -96,7 +99,7 @@ void gemm_experiment(int n, int reps, bool only_yours, std::vector<course::Resul
   const auto verify = [&](const std::string &name) { return course::check_matmul_sampled(A, B, C, n, name); };
   std::vector<Variant> v;
   if (!only_yours)
-    v.push_back({"8x8 register tiles, 128x128 team tiles (lesson 5, baseline)", "baseline", [&] { lesson11::plain_matmul(n, a, b, c); }});
+    v.push_back({"8x8 register tiles, 128x128 team tiles (lesson 5, baseline)", "baseline", [&] { ref::plain_matmul(n, a, b, c); }});
   v.push_back({std::string(COURSE_KERNELS), "kernel", [&] { lesson11::matmul(n, a, b, c); }});
   double base_ms = 0;
 #pragma omp target data map(to : a[0:nn], b[0:nn]) map(alloc : c[0:nn])

@@ -1,11 +1,12 @@
-// Lesson 11 tests -- the last third: the sum and the histogram are right at
+// Lesson 11 tests -- matching the vendor: the sum and the histogram are right at
 // awkward sizes, at every offset of x from a 16-byte boundary (the Quad loads'
 // head and tail) and for any launch the runtime grants; the N-body step (11.3)
 // matches a double-precision step at sizes that are no multiple of a tile and
 // for any launch; the SGEMM (11.4) matches a double-precision product at
 // sizes that are no multiple of a tile, on both load paths; and each step is
-// faster than its baseline (given in given.inc, gravity.inc and gemm.inc),
-// timed with the data already on the device. What a step buys only a GPU
+// faster than its baseline (the same team kernel with the starter's code in
+// it, reference/lesson11_plain.cpp), timed with the data already on the
+// device. What a step buys only a GPU
 // (16-byte loads, loads in flight, a body j serving several bodies, the
 // hardware's 1 / sqrt, the taller register tile) is also read from your
 // functions compiled for a GPU, on every device (the compiled-code tests).
@@ -33,6 +34,7 @@
 #include "course_test.hpp"
 #include "gemm.hpp"
 #include "gravity.hpp"
+#include "lesson11_plain.hpp"
 #include "streaming.hpp"
 
 // Speedup thresholds, {host, gpu} (course/grading.hpp), each at most half of
@@ -40,7 +42,7 @@
 // (docs/results/lesson11-h100-2026-11-26.md).
 // Sum (step 11.1), n = 2^22 host, 2^27 gpu. H100, wall clock: 1.8x (the
 // undone step: 1.0x). On the host device the baseline's loop has `simd
-// reduction` (given.inc): a vectorising compiler gets from one line what
+// reduction` (reference/lesson11_plain.cpp): a vectorising compiler gets from one line what
 // Vec16 and partial sums get, and the loop is memory-bound either way
 // (2-core EPYC, load 13, process CPU time: 0.9x, 2026-11-27; the plain loop
 // without the clause is 3.4x slower than the solution). So the speed test is
@@ -52,14 +54,14 @@
 // (its host value is unused); the compiled-code test grades the step.
 // N-body (step 11.3), one step, n = 2048 host, 65536 gpu; the baseline is the
 // starter's kernel (one body per thread, exact 1 / sqrt), on the host device
-// with `simd reduction` over the tile (gravity.inc; without it the solution
+// with `simd reduction` over the tile (lesson11_plain.cpp; without it the solution
 // was 3.4-3.5x faster, and a student's one-line simd 1.9x). Host, process CPU
 // time: 1.5-1.7x against that (2026-11-27, 2-core EPYC, busy and idle), so
 // the host value is 1.2, and the compiled-code test grades the step there too. H100, wall clock: 1.23x
 // (3.45 -> 2.81 ms per step; ncu, the kernel alone: 4.11 -> 3.33 ms), so the
 // gpu value is 1.1.
 // SGEMM (step 11.4), n = 4096 gpu, 256 host; the baseline is the same kernel
-// with lesson 5's 8 x 8 register tile (gemm.inc). H100, wall clock: 1.09x
+// with lesson 5's 8 x 8 register tile (lesson11_plain.cpp). H100, wall clock: 1.09x
 // (3.41 -> 3.13 ms in the lesson program, 3.51 -> 3.23 ms in this test;
 // docs/results/h100-2026-11-26-sgemm.md), so the gpu value is 1.04. Host,
 // process CPU time: 1.1-1.2x (the any-thread path; a busy 2-core machine),
@@ -77,6 +79,7 @@ constexpr course::Threshold kGemm{"lesson11.gemm", 0.7, 1.04, course::Scaling::f
 namespace {
 
 using lesson11::Launch;
+namespace ref = course::baseline::lesson11;  // the baselines
 
 // 1, a prime, a size that is no multiple of 4 x 256 (a GPU team's step with
 // Quads), a prime past 64 Ki (a host team's share), and a real size.
@@ -234,9 +237,9 @@ const std::size_t speedup_n = std::size_t(1) << 22;
 // an NVIDIA GPU, device code only (PTX out: no CUDA, no GPU, no device
 // library), on whatever device the tests run, and count in each of your
 // functions the instructions a step is about: 16-byte loads, reciprocal
-// square roots, multiply-adds. The kernels around your functions (given.inc,
-// gravity.inc, gemm.inc) are swapped for one small caller per function, so
-// the compile takes seconds.
+// square roots, multiply-adds. The kernels around your functions (the entry
+// points in streaming.inc, gravity.inc and gemm.inc) are swapped for one
+// small caller per function, so the compile takes seconds.
 
 // Instructions of one stretch of straight-line code (a PTX basic block).
 struct PtxBlock {
@@ -306,16 +309,17 @@ std::map<std::string, std::vector<PtxBlock>> parse_ptx(std::istream &in) {
   return fns;
 }
 
-// Your last_third.cpp compiled for an NVIDIA GPU with the callers in
-// @p probes: {file the kernels came from (given.inc, ...), its stand-in}.
-Compiled compile_for_gpu(const std::map<std::string, std::string> &probes) {
+// Your file @p src (streaming.cpp, gravity.cpp or gemm.cpp, as
+// lesson11::*_source_file() names it) compiled for an NVIDIA GPU, with
+// @p probe in place of the file @p inc it includes (the entry points that
+// instantiate the team kernels).
+Compiled compile_for_gpu(const std::filesystem::path &src, const std::string &inc, const std::string &probe) {
   namespace fs = std::filesystem;
   Compiled r;
-  const fs::path src = lesson11::source_file();
   // The headers live in lessons/ only; the graded file may be a step's
   // mutant in the build folder, so they are found from this test's own path.
   const fs::path root = fs::path(__FILE__).parent_path().parent_path();
-  const fs::path headers = root / "lessons" / "11-the-last-third", common = root / "common" / "include";
+  const fs::path headers = root / "lessons" / "11-matching-the-vendor", common = root / "common" / "include";
   const std::string cxx = course_test::course_clang();
   if (cxx.empty() || !fs::exists(src) || !fs::exists(headers)) {
     r.why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
@@ -329,21 +333,17 @@ Compiled compile_for_gpu(const std::map<std::string, std::string> &probes) {
     return r;
   }
   std::error_code ec;
-  fs::copy_file(src, fs::path(tmp) / "last_third.cpp", ec);
-  for (const char *inc : {"given.inc", "gravity.inc", "gemm.inc"}) {
-    std::ofstream out(fs::path(tmp) / inc);
-    const auto it = probes.find(inc);
-    if (it != probes.end()) out << it->second;
-  }
-  // With no device library, the exact square root is a call: this stand-in
-  // makes it the instruction a GPU build gets.
+  fs::copy_file(src, fs::path(tmp) / src.filename(), ec);
   {
-    std::ofstream out(fs::path(tmp) / "gravity.inc", std::ios::app);
+    std::ofstream out(fs::path(tmp) / inc);
+    out << probe;
+    // With no device library, the exact square root is a call: this stand-in
+    // makes it the instruction a GPU build gets.
     out << "\n}  // namespace lesson11\n#pragma omp begin declare target\nextern \"C\" float __nv_sqrtf(float x) { "
            "return __builtin_sqrtf(x); }\n#pragma omp end declare target\nnamespace lesson11 {\n";
   }
   r.cmd = cxx + " -std=c++20 -O3 -w -fopenmp " + course_test::nvptx_device_flags() + " --offload-device-only -S -nogpulib -I'" + headers.string() + "' -I'" + common.string() + "' '" + tmp +
-          "/last_third.cpp' -o '" + tmp + "/probe.s' 2>&1";
+          "/" + src.filename().string() + "' -o '" + tmp + "/probe.s' 2>&1";
   std::string out;
   r.ok = course_test::run_command(r.cmd, out) == 0;
   if (r.ok) {
@@ -501,7 +501,7 @@ TEST_CASE("sum is faster than one 4-byte load at a time", "[lesson11][speedup]")
   const auto x = input(speedup_n, 5);
   float got = 0;
   const auto cmp = compare_on_device(
-      x, [&] { (void)lesson11::plain_sum(x.data(), x.size()); }, [&] { got = lesson11::sum(x.data(), x.size()); });
+      x, [&] { (void)ref::plain_sum(x.data(), x.size()); }, [&] { got = lesson11::sum(x.data(), x.size()); });
   // A fast wrong answer earns nothing.
   COURSE_CHECK(course::check_scalar(got, sum_reference(x.data(), x.size()), course::sum_tolerance<float>(x.size()),
                                     "sum, n=" + std::to_string(speedup_n) + " (speedup run)"));
@@ -510,7 +510,7 @@ TEST_CASE("sum is faster than one 4-byte load at a time", "[lesson11][speedup]")
 
 namespace {
 
-// One caller per function of steps 11.1 and 11.2, in place of given.inc.
+// One caller per function of steps 11.1 and 11.2, in place of streaming.inc.
 std::string streaming_probes() {
   std::string s = "#pragma omp begin declare target\n";
   for (const char *t : {"float", "int", "double"})
@@ -529,7 +529,7 @@ void report_streaming(const std::vector<PtxBlock> &bs, const std::string &fn) {
 }  // namespace
 
 TEST_CASE("sum loads 16 bytes at a time and several at once (compiled for a GPU)", "[lesson11][correctness]") {
-  const Compiled c = compile_for_gpu({{"given.inc", streaming_probes()}});
+  const Compiled c = compile_for_gpu(lesson11::streaming_source_file(), "streaming.inc", streaming_probes());
   if (!compiled(c, "thread_sum")) return;
   for (const std::string t : {"float", "int", "double"}) {
     const auto *bs = blocks_of(c, "l11_probe_sum_" + t);
@@ -546,7 +546,7 @@ TEST_CASE("histogram is faster than one 4-byte load per atomic", "[lesson11][spe
   const auto x = input(speedup_n, 6);
   std::vector<int> hist(lesson11::hist_bins), scratch(lesson11::hist_bins);
   const auto cmp = compare_on_device(
-      x, [&] { lesson11::plain_histogram(x.data(), x.size(), scratch.data()); },
+      x, [&] { ref::plain_histogram(x.data(), x.size(), scratch.data()); },
       [&] { lesson11::histogram(x.data(), x.size(), hist.data()); });
   COURSE_CHECK(course::check_equal<int>(hist, histogram_reference(x.data(), x.size()),
                                         "histogram, n=" + std::to_string(speedup_n) + " (speedup run)"));
@@ -555,7 +555,7 @@ TEST_CASE("histogram is faster than one 4-byte load per atomic", "[lesson11][spe
 
 TEST_CASE("histogram loads 16 bytes at a time and several before its atomics (compiled for a GPU)",
           "[lesson11][correctness]") {
-  const Compiled c = compile_for_gpu({{"given.inc", streaming_probes()}});
+  const Compiled c = compile_for_gpu(lesson11::streaming_source_file(), "streaming.inc", streaming_probes());
   if (!compiled(c, "thread_count")) return;
   const auto *bs = blocks_of(c, "l11_probe_count");
   if (!bs) return;
@@ -667,7 +667,7 @@ course::Check check_nbody(int n, lesson11::Launch l, const std::string &what) {
 }
 
 #ifdef COURSE_DEVICE_GPU
-const int nbody_speed_n = 65536;  // the issue's size: ~3 ms per step on an H100
+const int nbody_speed_n = 65536;  // the lesson program's size: ~3 ms per step on an H100
 #else
 const int nbody_speed_n = 2048;
 #endif
@@ -703,7 +703,7 @@ TEST_CASE("N-body step is faster than one body per thread with an exact 1/sqrt",
 #pragma omp target data map(to : x[0:n], y[0:n], z[0:n], m[0:n], vx[0:n], vy[0:n], vz[0:n]) \
     map(from : xo[0:n], yo[0:n], zo[0:n], vxo[0:n], vyo[0:n], vzo[0:n]) \
     map(alloc : sx[0:n], sy[0:n], sz[0:n], svx[0:n], svy[0:n], svz[0:n])
-  cmp = course::compare_interleaved([&] { lesson11::plain_nbody_step(b.in(), scratch.out(), n); },
+  cmp = course::compare_interleaved([&] { ref::plain_nbody_step(b.in(), scratch.out(), n); },
                                     [&] { lesson11::nbody_step(b.in(), b.out(), n); }, 7, 1, clock);
   // A fast wrong answer earns nothing.
   std::string bad;
@@ -732,7 +732,7 @@ TEST_CASE("N-body step serves several bodies per load with the hardware 1/sqrt (
       "io[3 * p + 2] = g.az[p]; }\n"
       "}\n"
       "#pragma omp end declare target\n";
-  const Compiled c = compile_for_gpu({{"gravity.inc", probe}});
+  const Compiled c = compile_for_gpu(lesson11::gravity_source_file(), "gravity.inc", probe);
   if (!compiled(c, "tile_forces")) return;
   const auto *bs = blocks_of(c, "l11_probe_forces");
   if (!bs) return;
@@ -872,7 +872,7 @@ course::Check check_gemm(const GemmSet &g, std::size_t offset, const std::string
 }
 
 #ifdef COURSE_DEVICE_GPU
-const int gemm_speed_n = 4096;  // the issue's size: ~3-4 ms per product on an H100
+const int gemm_speed_n = 4096;  // the lesson program's --size full: ~3-4 ms per product on an H100
 #else
 const int gemm_speed_n = 256;
 #endif
@@ -905,7 +905,7 @@ TEST_CASE("SGEMM is faster than with an 8x8 register tile", "[lesson11][speedup]
   const auto clock = course::device_info().is_gpu() ? course::Clock::wall : course::Clock::process_cpu;
   course::Comparison cmp;
 #pragma omp target data map(to : a[0:nn], b[0:nn]) map(from : c[0:nn]) map(alloc : s[0:nn])
-  cmp = course::compare_interleaved([&] { lesson11::plain_matmul(n, a, b, s); }, [&] { lesson11::matmul(n, a, b, c); },
+  cmp = course::compare_interleaved([&] { ref::plain_matmul(n, a, b, s); }, [&] { lesson11::matmul(n, a, b, c); },
                                     7, 1, clock);
   // A fast wrong answer earns nothing: a sample of C against double sums.
   COURSE_CHECK(course::check_matmul_sampled(A, B, C, n, "SGEMM, n=" + std::to_string(n) + " (speedup run)"));
@@ -926,7 +926,7 @@ TEST_CASE("SGEMM register tile gets more multiply-adds per load than lesson 5's 
       "    for (int c = 0; c < 8; ++c) out[r * 8 + c] = acc[r][c];\n"
       "}\n"
       "#pragma omp end declare target\n";
-  const Compiled c = compile_for_gpu({{"gemm.inc", probe}});
+  const Compiled c = compile_for_gpu(lesson11::gemm_source_file(), "gemm.inc", probe);
   if (!compiled(c, "multiply_tile")) return;
   const auto *bs = blocks_of(c, "l11_probe_gemm");
   if (!bs) return;

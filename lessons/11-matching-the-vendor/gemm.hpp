@@ -1,16 +1,90 @@
-// gemm.inc -- lesson 11's SGEMM kernel around your multiply_tile() (read, do
-// not edit): lesson 5's final kernel for any register tile RM x 8. Each team
-// of 256 threads computes one (16 RM) x 128 tile of C at a time; per k-tile
-// its threads copy their share of the A and B tiles from registers into
+/// @file lessons/11-matching-the-vendor/gemm.hpp
+/// @brief Lesson 11 interface, step 11.4 (gemm.cpp): SGEMM, C = A x B, in
+///        lesson 5's final kernel with a taller register tile, the shape
+///        cuBLAS's own kernel has on an H100 (README, Concepts 8); and the
+///        team kernel around the student's function.
+///
+/// Lesson 5's kernel gives each of a team's 16 x 16 threads an 8 x 8 block of
+/// C: per k it reads 4 Vec4 (16 bytes each) from team-local memory for 64
+/// multiply-adds. With 16 x 8 blocks a thread reads 6 Vec4 for 128: a quarter
+/// fewer team-local loads per multiply-add (6/128 against 4/64), in a 256 x
+/// 128 team tile.
+#pragma once
+
+#include <omp.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lesson11 {
+
+#pragma omp begin declare target
+
+/// Four floats that travel together (one 16-byte load or store).
+struct alignas(16) Vec4 {
+  float v[4];  ///< the four floats, in memory order
+};
+
+/// The tiles of the SGEMM kernel for a register tile of @p RM x 8: a team of
+/// 16 x 16 threads computes a (16 RM) x 128 tile of C from 16-deep tiles of A
+/// and B in team-local memory; thread (ty, tx) owns rows row_of(ty, r) and
+/// columns col_of(tx, c) of it.
+template <int RM>
+struct GemmShape {
+  static_assert(RM % 4 == 0, "a register tile's rows come in Vec4: 4, 8, 12, 16");
+  static constexpr int RN = 8;                           ///< columns of C per thread
+  static constexpr int TY = 16;                          ///< rows of the team's thread grid
+  static constexpr int TX = 16;                          ///< columns of the team's thread grid
+  static constexpr int THREADS = TY * TX;                ///< 256
+  static constexpr int BM = RM * TY;                     ///< rows of the team's C tile
+  static constexpr int BN = RN * TX;                     ///< columns of the team's C tile
+  static constexpr int BK = 16;                          ///< depth of the A and B tiles
+  /// A tile, transposed (As[k][row], four rows per Vec4); each k-row padded by
+  /// one Vec4 so the transposing stores of neighbouring threads miss each
+  /// other's memory banks.
+  using TileA = Vec4[BK][BM / 4 + 1];
+  using TileB = Vec4[BK][BN / 4];  ///< B tile: Bs[k][column / 4]
+  /// Row of the team's C tile that the thread in grid row @p ty owns as its
+  /// r-th: groups of four, TY groups apart, so that the threads of a warp
+  /// read neighbouring Vec4.
+  static constexpr int row_of(int ty, int r) { return (r / 4) * 4 * TY + ty * 4 + r % 4; }
+  /// Column of the team's C tile that the thread in grid column @p tx owns as its c-th.
+  static constexpr int col_of(int tx, int c) { return (c / 4) * 4 * TX + tx * 4 + c % 4; }
+};
+
+#pragma omp end declare target
+
+/// C = A x B for n x n row-major matrices (n >= 1), with the register tile of
+/// step 11.4 (gemm.cpp). A, B and C may already be on the device (a caller's
+/// `target data`); C is output only.
+void matmul(int n, const float *A, const float *B, float *C);
+
+/// Rows of C per thread in matmul() (step 11.4's gemm_rows_per_thread): the
+/// tests name a wrong entry of C by its row and column in a thread's block.
+int matmul_rows_per_thread();
+
+/// The path of the file matmul() was compiled from (gemm.cpp, or a step's or
+/// a mistake's copy of it).
+const char *gemm_source_file();
+
+// ---- the team kernel around step 11.4 (given) ----------------------------
+//
+// Lesson 5's final kernel for any register tile RM x 8. Each team of 256
+// threads computes one (16 RM) x 128 tile of C at a time; per k-tile its
+// threads copy their share of the A and B tiles from registers into
 // team-local memory, wait, start loading the next tiles into registers, and
-// multiply the current ones (your multiply_tile), then wait again. Global
-// loads are 16 bytes (four neighbouring floats of a row) where n % 4 == 0 and
-// the device addresses of A and B are multiples of 16; otherwise one float at
-// a time. Where the
-// runtime grants a team fewer than 256 threads (the host device, an odd
-// launch) a second kernel runs: every thread takes whole register tiles in
-// turn and parks their sums in C after each k-tile (lesson 5's any-thread
-// path).
+// multiply the current ones (multiply_tile), then wait again. Global loads
+// are 16 bytes (four neighbouring floats of a row) where n % 4 == 0 and the
+// device addresses of A and B are multiples of 16; otherwise one float at a
+// time. Where the runtime grants a team fewer than 256 threads (the host
+// device, an odd launch) a second kernel runs: every thread takes whole
+// register tiles in turn and parks their sums in C after each k-tile
+// (lesson 5's any-thread path). A template over the register tile and its
+// product: gemm.inc instantiates it with your gemm_rows_per_thread and
+// multiply_tile, the reference library (reference/lesson11_plain.cpp) with
+// lesson 5's 8 x 8 tile, the speed test's baseline. In an unnamed namespace,
+// as if written in each file that instantiates it: the compiler inlines the
+// product into the kernel there.
 
 namespace {
 
@@ -19,22 +93,6 @@ using Multiply = void (*)(float (&)[RM][8], const typename GemmShape<RM>::TileA 
                           const typename GemmShape<RM>::TileB &, int, int);
 
 #pragma omp begin declare target
-
-// The starter's product for lesson 5's 8 x 8 tile: the baseline's.
-[[gnu::always_inline]] inline void plain_multiply_tile(float (&acc)[8][8], const GemmShape<8>::TileA &As,
-                                                       const GemmShape<8>::TileB &Bs, int ty, int tx) {
-  using S = GemmShape<8>;
-#pragma omp unroll full
-  for (int k = 0; k < S::BK; ++k) {
-    const Vec4 a0 = As[k][ty], a1 = As[k][S::TY + ty], b0 = Bs[k][tx], b1 = Bs[k][S::TX + tx];
-    const float a[8] = {a0.v[0], a0.v[1], a0.v[2], a0.v[3], a1.v[0], a1.v[1], a1.v[2], a1.v[3]};
-    const float b[8] = {b0.v[0], b0.v[1], b0.v[2], b0.v[3], b1.v[0], b1.v[1], b1.v[2], b1.v[3]};
-#pragma omp unroll full
-    for (int r = 0; r < 8; ++r)
-#pragma omp unroll full
-      for (int c = 0; c < 8; ++c) acc[r][c] += a[r] * b[c];
-  }
-}
 
 // Four neighbouring floats M[row][col..col+3] of an n x n matrix (col a
 // multiple of 4), zeros past its edges. Vec: one 16-byte load, for when
@@ -207,8 +265,4 @@ void gemm(int n, const float *A, const float *B, float *C) {
 
 }  // namespace
 
-void matmul(int n, const float *A, const float *B, float *C) {
-  gemm<gemm_rows_per_thread, multiply_tile>(n, A, B, C);
-}
-void plain_matmul(int n, const float *A, const float *B, float *C) { gemm<8, plain_multiply_tile>(n, A, B, C); }
-int matmul_rows_per_thread() { return gemm_rows_per_thread; }
+}  // namespace lesson11

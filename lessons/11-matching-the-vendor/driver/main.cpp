@@ -31,10 +31,13 @@
 #include "course/timing.hpp"
 #include "course/verify.hpp"
 #include "compute.hpp"
-#include "escape_hatch.hpp"
+#include "../escape_hatch/escape_hatch.hpp"
+#include "lesson11_plain.hpp"
 #include "streaming.hpp"
 
 namespace {
+
+namespace ref = course::baseline::lesson11;
 
 std::vector<course::ResultRow> rows_out;
 
@@ -78,7 +81,7 @@ void sum_of(const char *type, std::size_t n, int reps, bool only_yours) {
   std::printf("\nsum of %zu %ss, x on the device, median of %d\n", n, type, reps);
   T got = 0;
   std::vector<Variant> v;
-  if (!only_yours) v.push_back({"one element at a time (baseline)", "baseline", [&] { got = lesson11::plain_sum(xp, n); }});
+  if (!only_yours) v.push_back({"one element at a time (baseline)", "baseline", [&] { got = ref::plain_sum(xp, n); }});
   v.push_back({COURSE_KERNELS, "kernel", [&] { got = lesson11::sum(xp, n); }});
   const double tol = course::sum_tolerance<T>(n);
 #pragma omp target data map(to : xp[0:n])
@@ -91,7 +94,7 @@ void sum_of(const char *type, std::size_t n, int reps, bool only_yours) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  course::Cli cli("lesson11", "lesson 11, the last third: sum, histogram, N-body and SGEMM beside their baselines");
+  course::Cli cli("lesson11", "lesson 11, matching the vendor: sum, histogram, N-body and SGEMM beside their baselines");
   const auto &n_arg = cli.integer("--n", 1LL << 28, "floats in x (1 GiB at 2^28)", 1, (1LL << 31) - 1);
   const auto &bodies = cli.integer("--bodies", 65536, "bodies of the N-body step (step 11.3)", 1, 1 << 20);
   const auto &matrix = cli.integer("--matrix", 4096, "rows and columns of the SGEMM's matrices (step 11.4)", 1, 16384);
@@ -125,7 +128,7 @@ int main(int argc, char **argv) {
     std::printf("\nsum of %zu floats, x on the device, median of %d\n", n, R);
     float got = 0;
     std::vector<Variant> v;
-    if (!only_yours) v.push_back({"one 4-byte load at a time (baseline)", "baseline", [&] { got = lesson11::plain_sum(xp, n); }});
+    if (!only_yours) v.push_back({"one 4-byte load at a time (baseline)", "baseline", [&] { got = ref::plain_sum(xp, n); }});
     v.push_back({who, "kernel", [&] { got = lesson11::sum(xp, n); }});
     if (bare) v.push_back({"ompx_bare + warp shuffles (LLVM only)", "variant", [&] { got = lesson11_bare::sum(xp, n); }});
     const double tol = course::sum_tolerance<float>(n);
@@ -137,7 +140,7 @@ int main(int argc, char **argv) {
     std::vector<int> hist(lesson11::hist_bins, 0);
     std::vector<Variant> h;
     if (!only_yours)
-      h.push_back({"one 4-byte load per atomic (baseline)", "baseline", [&] { lesson11::plain_histogram(xp, n, hist.data()); }});
+      h.push_back({"one 4-byte load per atomic (baseline)", "baseline", [&] { ref::plain_histogram(xp, n, hist.data()); }});
     h.push_back({who, "kernel", [&] { lesson11::histogram(xp, n, hist.data()); }});
     if (bare)
       h.push_back({"ompx_bare, .shared bins (LLVM only)", "variant", [&] {
