@@ -5,7 +5,7 @@ A student edits the inside of the TODO blocks of a few files (the files
 solutions/ lists). Everything else is given: the lines of those files outside
 the blocks, the lesson's other files, its test file, the baselines, the
 build. A student who edits a given thing (a threshold in tests/, the
-baseline in given.inc, a `num_threads` line outside a block) can pass tests
+kernel in a given .inc, a `num_threads` line outside a block) can pass tests
 without the lesson's technique. This script says so, and lets a grader grade
 only what is the student's.
 

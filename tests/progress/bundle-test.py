@@ -49,8 +49,8 @@ with tempfile.TemporaryDirectory() as d:
     b = pathlib.Path(d) / "bundle"
     (b / "report").mkdir(parents=True)
     (b / "junit").mkdir()
-    (b / "lessons/11-the-last-third").mkdir(parents=True)
-    (b / "lessons/11-the-last-third/lesson11_test").write_text("")
+    (b / "lessons/11-matching-the-vendor").mkdir(parents=True)
+    (b / "lessons/11-matching-the-vendor/lesson11_test").write_text("")
     (b / "report/build-info.json").write_text(json.dumps({"track": "solutions", "device_class": "gpu"}))
     (b / "course-env.json").write_text(json.dumps({"device": {"class": "gpu", "kind": "nvptx"}}))
     (b / "report/report.csv").write_text(CSV)

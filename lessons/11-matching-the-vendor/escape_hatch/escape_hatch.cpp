@@ -1,8 +1,10 @@
-// escape_hatch.cpp -- the escape hatch: lesson 11's two kernels as LLVM's
-// `ompx_bare` kernels, CUDA's model in OpenMP syntax. Not OpenMP: an LLVM
-// extension (clang 17 and later), which GCC and NVIDIA's nvc++ reject (AMD's
-// compiler is built on LLVM and accepts it), and which LLVM 19 cannot run on
-// its host-offload device (its host fallback of a bare region crashed here).
+// escape_hatch.cpp -- the escape hatch, to read (README, Concepts 5): lesson
+// 11's sum and histogram as LLVM's `ompx_bare` kernels, CUDA's model in
+// OpenMP syntax; the lesson program times them beside your streaming.cpp on
+// GPUs. Not OpenMP: an LLVM extension (clang 17 and later), which GCC and
+// NVIDIA's nvc++ reject (AMD's compiler is built on LLVM and accepts it), and
+// which LLVM 19 cannot run on its host-offload device (its host fallback of a
+// bare region crashed here).
 // What it buys: no parallel region, so no outlined function that receives
 // the team's bins through a generic pointer; the bins are a `.shared` array
 // and each count is one `atom.shared.add` (ptxas shows it; README, "The
