@@ -153,13 +153,21 @@ endfunction()
 
 #[[ course_lesson_kernels(<name> <folder> <dir> SOURCES <files...> [EXPLICIT_SIMD])
     The files a student edits, taken from <dir> (lessons/<folder>, solutions/<folder>
-    or a mutant's folder), as an object library; headers always come from the
+    or a mutant's folder; a file given as an absolute path is taken from
+    there), as an object library; headers always come from the
     lesson folder. Object libraries do not pass their objects on transitively:
     every program names course_common itself. ]]
 function(course_lesson_kernels name folder dir)
   cmake_parse_arguments(arg "EXPLICIT_SIMD" "" "SOURCES" ${ARGN})
-  list(TRANSFORM arg_SOURCES PREPEND "${dir}/")
-  add_library(${name} OBJECT ${arg_SOURCES})
+  set(_srcs "")
+  foreach(_s IN LISTS arg_SOURCES)
+    if(IS_ABSOLUTE "${_s}")
+      list(APPEND _srcs "${_s}")
+    else()
+      list(APPEND _srcs "${dir}/${_s}")
+    endif()
+  endforeach()
+  add_library(${name} OBJECT ${_srcs})
   target_include_directories(${name} PUBLIC "${PROJECT_SOURCE_DIR}/lessons/${folder}")
   target_link_libraries(${name} PUBLIC course_common)
   course_offload(${name})

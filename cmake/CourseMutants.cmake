@@ -8,10 +8,36 @@ include_guard(GLOBAL)
 #[[ course_lesson_mutant(<stem> <N> <folder> <dir> SOURCES <files...> [EXPLICIT_SIMD])
     lessonNN_<stem>_kernels (the SOURCES taken from <dir>) and
     lessonNN_<stem>_test (lesson N's tests against them), both left out of
-    `all`: the test that checks the mutant builds it first. ]]
+    `all`: the test that checks the mutant builds it first. Where a student
+    edits several files (lesson 11), a mutant changes one or some: a file of
+    <dir> that is the solution's, byte for byte, is compiled from solutions/
+    instead, so that a compiler cache (ccache) serves it from the solution's
+    build and each mutant costs the files it changes. ]]
 function(course_lesson_mutant stem number folder dir)
+  cmake_parse_arguments(arg "EXPLICIT_SIMD" "" "SOURCES" ${ARGN})
   _course_lesson_nn(nn ${number})
-  course_lesson_kernels(lesson${nn}_${stem}_kernels ${folder} "${dir}" ${ARGN})
+  set(_srcs "")
+  foreach(_s IN LISTS arg_SOURCES)
+    set(_sol "${PROJECT_SOURCE_DIR}/solutions/${folder}/${_s}")
+    set(_same OFF)
+    if(EXISTS "${dir}/${_s}" AND EXISTS "${_sol}")
+      file(READ "${dir}/${_s}" _mine)
+      file(READ "${_sol}" _theirs)
+      if(_mine STREQUAL _theirs)
+        set(_same ON)
+      endif()
+    endif()
+    if(_same)
+      list(APPEND _srcs "${_sol}")
+    else()
+      list(APPEND _srcs "${_s}")
+    endif()
+  endforeach()
+  set(_simd "")
+  if(arg_EXPLICIT_SIMD)
+    set(_simd EXPLICIT_SIMD)
+  endif()
+  course_lesson_kernels(lesson${nn}_${stem}_kernels ${folder} "${dir}" SOURCES ${_srcs} ${_simd})
   course_lesson_test_program(lesson${nn}_${stem}_test ${number} lesson${nn}_${stem}_kernels)
   set_target_properties(lesson${nn}_${stem}_kernels lesson${nn}_${stem}_test PROPERTIES EXCLUDE_FROM_ALL ON)
 endfunction()
