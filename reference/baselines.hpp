@@ -50,4 +50,9 @@ struct MatmulProblem {
 /// (seconds at n = 4096).
 MatmulProblem matmul_problem(int n);
 
+/// The seed table that the matmul rows of lessons 1, 2, 4 and 5 fill in
+/// together (course::ResultRow::seed): the report sets rows of one seed side
+/// by side, so every lesson names it with this one string.
+inline constexpr const char *matmul_seed = "1024² fp32 matmul across the course (C++ AMP and Intel GFX articles)";
+
 }  // namespace course::baseline

@@ -6,7 +6,7 @@ ceiling" column, beside the source articles' figures. Writes report.md,
 report.csv, each program's own CSV and log, and PNG plots (matplotlib) under
 BUILD/report/ (or --out).
 
-    report.py --build BUILD [--tiny | --full] [--lessons 1,3] [--out DIR]
+    report.py --build BUILD [--tiny | --full] [--lessons 1,3] [--out DIR] [--goals CSV]
 
 How the host waits for the GPU is COURSE_CUDA_WAIT's (spin, the default, or
 block; common/src/cuda_wait.cpp): every program gets it, and report.md says
@@ -17,7 +17,9 @@ common/include/course/results.hpp) say which table they belong to, their
 role (baseline, kernel under test, variant, part of a call, reference), the
 bytes and flops they moved, the ceiling they are measured against, whether
 their data sit in cache, the seed table and article figure they reproduce,
-and how to plot them. Each program also describes itself (`PROGRAM
+and how to plot them. The design's goals are not in the rows: one table
+outside report/ (lessons/goals.csv, course_report/goals.py) selects the rows
+that have one. Each program also describes itself (`PROGRAM
 --describe`, course::Cli: one line of JSON with its options, its sizes and
 the columns of its rows): the report runs it with `--size tiny|teaching|full`
 (course::Cli::preset). A program that declares none of this still works:
@@ -47,6 +49,7 @@ sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 
 from course_report.analyse import annotate, ceilings_from  # noqa: E402
+from course_report.goals import DEFAULT_GOALS, apply_goals, read_goals  # noqa: E402
 from course_report.render import missing_why, render, write_csv  # noqa: E402
 from course_report.run import (Step, build_info, commit_of, cuda_wait, describe, find_lessons,  # noqa: E402
                                finished_before, first_device_line, run_step, size_args, unread_columns)
@@ -73,6 +76,8 @@ def parse_args(argv):
     p.add_argument("--out", default="", help="output folder (default BUILD/report)")
     p.add_argument("--timeout", type=int, default=0,
                    help="seconds allowed per program (default 120 tiny, 900 otherwise)")
+    p.add_argument("--goals", default="",
+                   help=f"the table of the design's goals (default {os.path.relpath(DEFAULT_GOALS, SOURCE_DIR)})")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--no-starters", action="store_true", help="do not run the untouched starters")
     p.add_argument("--resume", action="store_true",
@@ -99,6 +104,15 @@ def parse_args(argv):
     if not cuda_wait():
         p.error(f"COURSE_CUDA_WAIT must be 'spin' or 'block' (or unset: spin), got "
                 f"'{os.environ.get('COURSE_CUDA_WAIT')}'")
+    a.goals_table = None   # None: the default table is missing (a note says so)
+    path = a.goals or DEFAULT_GOALS
+    if a.goals or os.path.exists(path):
+        try:
+            a.goals_table = read_goals(path)
+        except OSError as e:
+            p.error(f"--goals: cannot read '{path}': {e.strerror}")
+        except ValueError as e:
+            p.error(f"the goals table: {e}")
     a.mode = "tiny" if a.tiny else "full" if a.full else "teaching"
     if not a.timeout:
         a.timeout = 120 if a.tiny else 900
@@ -149,6 +163,8 @@ def main(argv):
     lessons = find_lessons(build)
     track = info.get("track") or ("solutions" if any(s for _, _, s in lessons.values()) else "lessons")
     notes = []
+    if args.goals_table is None:
+        notes.append(f"no goals table at {DEFAULT_GOALS}: no design goals shown")
     wanted = args.lessons_wanted or sorted(set(lessons) | set(source_lessons()))
     for n in wanted:
         if n not in lessons:
@@ -230,6 +246,7 @@ def main(argv):
 
     ceilings = ceilings_from(rows)
     annotate(rows, ceilings, device_class)
+    apply_goals(rows, args.goals_table or [], device_class)
     device_line = first_device_line(os.path.join(logdir, "ceilings.log")) or "device: unknown"
     wait_line = wait_text(device_class, first_device_line(os.path.join(logdir, "ceilings.log"), "gpu wait:"))
     elapsed = time.monotonic() - t_start

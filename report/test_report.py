@@ -18,7 +18,10 @@
                                               call (host clock) beside the vendor's
                                               kernel (CUDA events), each labelled;
                                               the GPU wait is said and passed on
-    test_report.py                            the last three (no build needed)
+    test_report.py --goals                    the design's goals come from one table
+                                              (lessons/goals.csv): the rows a line
+                                              selects get its goal, shown met or not
+    test_report.py                            the last four (no build needed)
 
 Every check prints what it expected and what it found.
 """
@@ -35,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.path.join(HERE, "report.py")
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
-from course_report import analyse, render, run, schema  # noqa: E402
+from course_report import analyse, goals, render, run, schema  # noqa: E402
 
 problems = []
 
@@ -354,6 +357,80 @@ def vendor_clocks():
             os.environ["COURSE_CUDA_WAIT"] = saved
 
 
+def goals_table():
+    """The design's goals: the course's table reads, and names only lessons that exist; a line gives its goal
+    to the rows it selects (patterns, role, device class, in cache), the first line that does wins, a row
+    below a line's smallest size is not judged but says from which size it is; what a program wrote in
+    goal_pct is not read; the summary shows each goal met or not; a bad table stops the report (exit 2)."""
+    course = goals.read_goals(goals.DEFAULT_GOALS)
+    lessons = schema.source_lessons()
+    check(course and all(g["lesson"] in lessons for g in course),
+          f"{os.path.relpath(goals.DEFAULT_GOALS, schema.SOURCE_DIR)} reads: {len(course)} goals, every one of a "
+          f"lesson in lessons/ ({sorted({g['lesson'] for g in course})})")
+    head = ",".join(goals.GOAL_COLUMNS) + "\n"
+    cols = ",".join(schema.COLUMNS) + "\n"
+    with tempfile.TemporaryDirectory() as d:
+        def write(name, text):
+            path = os.path.join(d, name)
+            with open(path, "w") as f:
+                f.write(text)
+            return path
+        table = goals.read_goals(write("goals.csv", head +
+                                       "3,stream,,kernel,gpu,n=2000,,90,streams at 2000 and up\n"
+                                       "3,sum *,*(team-local),kernel,gpu,,,80,the first line that selects wins\n"
+                                       "3,sum *,,kernel,,,,60,a later line\n"
+                                       "3,copy*,,,gpu,,no,70,not from cache\n"))
+        # A copy ceiling of 40 GB/s; the rows' rates are % of it.
+        ceil = write("ceil.csv", cols + "0,ceiling,copy,1000 floats,1,40,GB/s,,PASS,,ceiling,8000,0,0,,,0,,,0\n")
+        lrows = write("lesson03.csv", cols + "".join(ln + "\n" for ln in [
+            "3,stream,solution,n=4000,1,38,GB/s,copy,PASS,,kernel,0,0,0,,,0,,,0",              # 95 %
+            "3,stream,solution,n=1000,1,30,GB/s,copy,PASS,,kernel,0,0,0,,,0,,,0",              # below n=2000
+            "3,sum int,solution (team-local),n=4000,1,20,GB/s,copy,PASS,,kernel,0,0,0,,,0,,,0",  # 50 %
+            "3,sum int,solution (reduction clause),n=4000,1,10,GB/s,copy,PASS,,kernel,0,0,0,,,0,,,0",
+            "3,copy in cache,solution,n=4000,1,60,GB/s,copy,PASS,,kernel,0,0,1,,,0,,,0",
+            "3,scan,solution,n=4000,1,30,GB/s,copy,PASS,,kernel,0,0,0,,,0,,,55"]))            # its own goal_pct
+        rows = (run.read_rows(run.Step("c", "course_ceilings", [], ceil, 0, "ceiling"))
+                + run.read_rows(run.Step("l", "lesson03", [], lrows, 3, "solution")))
+        ceilings = analyse.ceilings_from(rows)
+        analyse.annotate(rows, ceilings, "gpu")
+        goals.apply_goals(rows, table, "gpu")
+        got = [r["goal_pct"] for r in rows[1:]]
+        check(got == [90, 0, 80, 60, 0, 0],
+              f"goals on a GPU: the selected stream row 90, the smaller one none, the team-local sum 80 (the first "
+              f"line), the other sum 60 (the later line), the in-cache copy none, a program's own goal_pct not "
+              f"read: {got}")
+        check(rows[2]["goal_from"] == (90, "n=2000") and "not judged" in render.goal_text(rows[2]),
+              f"a row below the smallest size says from which size its goal is judged: {render.goal_text(rows[2])}")
+        summary = render.summary_table(rows, "gpu")
+        print(summary)
+        check("≥ 90 %: met" in summary and "≥ 80 %: **not met**" in summary,
+              "the summary's design-goal column: stream (95 % of copy) meets 90 %, the sum (50 %) misses 80 %")
+        goals.apply_goals(rows, table, "host")
+        got = [r["goal_pct"] for r in rows[1:]]
+        check(got == [0, 0, 60, 60, 0, 0], f"on the host device only the line without a device class applies, to "
+                                           f"both sums: {got}")
+        bad = {"a header without why": head.replace(",why", "") + "3,stream,,kernel,gpu,,,90\n",
+               "goal_pct 0": head + "3,stream,,kernel,gpu,,,0,none\n",
+               "device cpu": head + "3,stream,,kernel,cpu,,,90,cpu\n",
+               "in_cache maybe": head + "3,stream,,kernel,gpu,,maybe,90,cache\n",
+               "a min_size without a number": head + "3,stream,,kernel,gpu,big,,90,big\n",
+               "an empty why": head + "3,stream,,kernel,gpu,,,90,\n",
+               "a lesson that is no number": head + "three,stream,,kernel,gpu,,,90,x\n"}
+        for what, text in bad.items():
+            path = write("bad.csv", text)
+            try:
+                goals.read_goals(path)
+                err = None
+            except ValueError as e:
+                err = str(e)
+            check(err is not None and path in err, f"a table with {what} is refused, naming the file: {err}")
+            p = subprocess.run([sys.executable, REPORT, "--goals", path, "--validate-only", "--no-build-check"],
+                               capture_output=True, text=True)
+            lines = p.stderr.strip().splitlines()
+            check(p.returncode == 2 and len(lines) == 1 and lines[0].startswith("report: error:"),
+                  f"report --goals with {what}: exit {p.returncode}, one line: {lines}")
+
+
 def main():
     a = argparse.ArgumentParser()
     a.add_argument("--build")
@@ -362,6 +439,7 @@ def main():
     a.add_argument("--old-rows", action="store_true")
     a.add_argument("--descriptions", action="store_true")
     a.add_argument("--vendor-clocks", action="store_true")
+    a.add_argument("--goals", action="store_true")
     o = a.parse_args()
     if o.old_rows:
         old_rows()
@@ -369,10 +447,13 @@ def main():
         descriptions()
     elif o.vendor_clocks:
         vendor_clocks()
+    elif o.goals:
+        goals_table()
     elif not o.build:   # no build: the tests that need none
         old_rows()
         descriptions()
         vendor_clocks()
+        goals_table()
     elif o.bad_arguments:
         bad_arguments(o.build)
     else:

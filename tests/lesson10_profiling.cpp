@@ -137,14 +137,9 @@ Report probe(const std::string &test, const std::string &what, int info) {
   const std::string cmd = "COURSE_L10_PROBE=" + what + " LIBOMPTARGET_INFO=" + std::to_string(info) + " '" + self +
                           "' '" + test + "' 2>&1 >/dev/null";
   Report rep;
-  FILE *pipe = popen(cmd.c_str(), "r");
-  if (!pipe) {
-    FAIL("could not start the probe run: " << cmd);
-  }
   std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) out += buf;
-  const int status = pclose(pipe);
+  const int status = course_test::run_command(cmd, out);
+  if (status < 0) FAIL("could not start the probe run: " << cmd);
   // LLVM 19 prints "with 64 blocks and 128 threads", LLVM 21 "with [64,1,1] blocks and [128,1,1] threads".
   const std::regex launch(
       R"(Launching kernel (\S+) with \[?(\d+)(?:,\d+,\d+\])? blocks and \[?(\d+)(?:,\d+,\d+\])? threads in (\S+) mode)");

@@ -124,6 +124,17 @@ def seed_tables(rows):
     return "\n".join(md)
 
 
+def goal_text(r):
+    """The design goal of a row (course_report/goals.py): met or not, or the size it is judged from."""
+    if r["goal_pct"] > 0:
+        met = r["pct_of_ceiling"] is not None and r["pct_of_ceiling"] >= r["goal_pct"]
+        return f"≥ {fmt(r['goal_pct'], 0)} %: " + ("met" if met else "**not met**")
+    if r.get("goal_from"):
+        pct, size = r["goal_from"]
+        return f"≥ {fmt(pct, 0)} % at {size} and up: not judged at this size"
+    return ""
+
+
 def summary_table(rows, device_class):
     """Each lesson's kernel under test at its largest size against its ceiling (and the design's goal on a GPU)."""
     mains = [r for r in rows if r["is_main"] and r["run"] != "starter"]
@@ -136,12 +147,9 @@ def summary_table(rows, device_class):
         return "_No kernel under test in this run._\n"
     body = []
     for (n, exp), r in sorted(largest.items()):
-        goal = ""
-        if r["goal_pct"] > 0:
-            met = r["pct_of_ceiling"] is not None and r["pct_of_ceiling"] >= r["goal_pct"]
-            goal = f"≥ {fmt(r['goal_pct'], 0)} %: " + ("met" if met else "**not met**")
         body.append([f"L{n}", exp, r["variant"], r["size"], rate_text(r), pct_text(r),
-                     fmt(r["pct_of_peak"], 1, " %") if r["pct_of_peak"] is not None else "", speedup_text(r), goal])
+                     fmt(r["pct_of_peak"], 1, " %") if r["pct_of_peak"] is not None else "", speedup_text(r),
+                     goal_text(r)])
     head = ["lesson", "experiment", "kernel", "size", "rate", "% of ceiling", "% of memory peak", "vs baseline",
             "design goal" + (" (H100/H200)" if device_class == "gpu" else " (GPU only)")]
     return md_table(head, body, ["---", "---", "---", "---", "---:", "---:", "---:", "---:", "---"]) + "\n"

@@ -55,7 +55,10 @@ struct ResultRow {
   /// x-axis label may follow a colon: "sweep: team tile edge (elements)".
   std::string plot;
   std::string param;         ///< the plot's x value, column or part (e.g. "4x4", "team-local", "copy in", "256")
-  double goal_pct = 0;       ///< the design's goal for this row, % of its ceiling (0: none)
+  /// Not read by the report: the design's goals live in one table beside the
+  /// lessons (lessons/goals.csv), which the report applies to the rows. Kept
+  /// while a program still sets it; a program leaves it 0.
+  double goal_pct = 0;
 };
 
 /// A row with its first ten fields filled in and its status from @p ok

@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
     r.role = v.role;
     r.flops = 2.0 * n * n * n;
     r.bytes = 12.0 * n * n;  // A and B read, C written once: what no matmul can avoid
-    r.seed = "1024² fp32 matmul across the course (C++ AMP and Intel GFX articles)";
+    r.seed = course::baseline::matmul_seed;
     r.article = v.article;
     r.article_ms = v.article_ms;
     if (baseline_ms == 0 && !only_yours) baseline_ms = r.time_ms;

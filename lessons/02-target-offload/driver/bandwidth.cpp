@@ -126,16 +126,6 @@ void bandwidth(course::Rows &rows, int n, int reps, bool only_yours, bool shapes
     row.role = m.is_copy ? "reference" : m.name == COURSE_KERNELS ? "kernel" : "variant";
     row.bytes = m.is_copy ? copy_bytes : add_bytes;
     row.in_cache = course::fits_in_cache(row.bytes);
-    // The design's goal for a streaming kernel on an H100/H200: 90 % of
-    // cudaMemcpy, judged at 2^28 floats (1 GiB per array). At 2^26 a kernel
-    // takes 0.35 ms and its tail and launch cost 10-15 % (80 % measured there,
-    // 94 % at 2^28: docs/results/h100-2026-11-23/perf-explore.md).
-    if (row.role == "kernel" && dev.is_gpu()) {
-      if (n >= kGoalN)
-        row.goal_pct = 90;
-      else
-        row.note += std::string(row.note.empty() ? "" : "; ") + "the 90 % goal is judged at 2^28 (--size full)";
-    }
   }
   std::fflush(stdout);
 }

@@ -85,8 +85,6 @@ void print_wrong(const course::Check &split_check, const course::Check &whole_ch
   std::fflush(stdout);
 }
 
-const char *matmul_seed = "1024² fp32 matmul across the course (C++ AMP and Intel GFX articles)";
-
 }  // namespace
 
 // ---- 1a. add-exp: copies vs compute ------------------------------------------
@@ -174,7 +172,7 @@ void matmul_sizes(course::Rows &rows, const std::vector<long long> &sizes, int r
       b.flops = flops;
       b.bytes = 12.0 * nn;
       if (seed) {
-        b.seed = matmul_seed;
+        b.seed = base::matmul_seed;
         b.article = "7350 ms (C++ AMP article), at 1024²";
         b.article_ms = 7350;
       }
@@ -192,7 +190,7 @@ void matmul_sizes(course::Rows &rows, const std::vector<long long> &sizes, int r
       k.note += "; " + course::times(serial_ms / t.kernel) + " (kernel), " + course::times(serial_ms / whole) +
                 " (whole call) vs serial";
     if (seed) {
-      k.seed = matmul_seed;
+      k.seed = base::matmul_seed;
       k.article = "147x vs serial at 1024² (C++ AMP article, naive GPU matmul): 50 ms";
       k.article_ms = 7350.0 / 147;
     }
@@ -201,7 +199,7 @@ void matmul_sizes(course::Rows &rows, const std::vector<long long> &sizes, int r
     w.role = "variant";
     w.flops = flops;
     w.bytes = 12.0 * nn;
-    if (seed) w.seed = matmul_seed;
+    if (seed) w.seed = base::matmul_seed;
     const std::string vs =
         serial_ms > 0 ? course::times(serial_ms / t.kernel) + " / " + course::times(serial_ms / whole) : "-";
     std::printf("%6d %11s %9.3f %11.3f %9.3f %11.3f %10.2f %13s %12s%s\n", n, ms_or_dash(serial_ms).c_str(), t.in,

@@ -27,7 +27,8 @@ struct AddExpData {
   explicit AddExpData(int n);
 };
 
-// The size the bandwidth goal is judged at on a GPU (the full preset's size there).
+// The size the bandwidth goal is judged from on a GPU (the full preset's size
+// there; the goal and that size are lessons/goals.csv's).
 constexpr int kGoalN = 1 << 28;
 
 // Data movements of the split timings and the bandwidth table, as plain

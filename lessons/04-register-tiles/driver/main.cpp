@@ -103,7 +103,7 @@ void run_size(long long n, long long reps, bool only_yours, const std::map<Shape
     r.param = v.shape.first ? std::to_string(v.shape.first) + "x" + std::to_string(v.shape.second) : "";
     r.article = v.article;
     r.article_ms = v.article_ms;
-    if (r.role == "kernel") r.seed = "1024² fp32 matmul across the course (C++ AMP and Intel GFX articles)";
+    if (r.role == "kernel") r.seed = course::baseline::matmul_seed;
     if (baseline_ms == 0 && !only_yours) baseline_ms = r.time_ms;
     if (v.shape.first) r.note = "tile " + std::to_string(v.shape.first) + "x" + std::to_string(v.shape.second);
     if (baseline_ms > 0 && v.shape.first) r.note += ", " + course::times(baseline_ms / r.time_ms) + " vs naive";

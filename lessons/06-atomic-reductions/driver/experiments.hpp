@@ -24,7 +24,6 @@ struct Ctx {
 // matrix (the chapter's table) the method as the matrix column.
 struct Place {
   std::string role, method;
-  double goal_pct = 0;
 };
 
 // Times f (the data are already on the device), verifies what it produced,

@@ -55,7 +55,6 @@ course::ResultRow measure(Ctx &ctx, const std::string &experiment, const std::st
     else if (place.method == "team-local")
       r.article = "oneAPI chapter: local-memory partials, one global atomic per work-group";
   }
-  if (course::device_info().is_gpu()) r.goal_pct = place.goal_pct;
   const double pct = ceiling ? 100.0 : (ctx.copy_gbs > 0 ? 100.0 * r.rate / ctx.copy_gbs : 0);
   if (!ceiling) r.note = course::format("%.1f%% of copy", pct);
   const std::string share = ceiling ? "      -" : course::format("%7.1f%%", pct);

@@ -60,7 +60,7 @@ std::vector<double> sum_rows(Ctx &ctx, const char *type, const std::vector<T> &x
   gbs[2] = measure(ctx, exp, std::string(COURSE_KERNELS) + " (team-local)", n, bytes,
                    [&] { got = lesson6::sum(x.data(), n); },
                    [&] { return check_sum(got, x.data(), n, exp + " " COURSE_KERNELS); }, false,
-                   {"kernel", "team-local", 85})
+                   {"kernel", "team-local"})
                .rate;
   // The sweep: the same kernel with k teams per multiprocessor (GPU) or core.
   const auto &dev = course::device_info();
@@ -115,7 +115,7 @@ std::vector<double> histogram_rows(Ctx &ctx, const std::vector<float> &x, std::s
                       course::poison(std::span<int>(h));
                       lesson6::histogram(pf, N, h.data());
                     },
-                    [&] { return check(COURSE_KERNELS); }, false, {"kernel", "team-local", 75})
+                    [&] { return check(COURSE_KERNELS); }, false, {"kernel", "team-local"})
                 .rate;
   return hist;
 }

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <string>
 
-#include "course/device.hpp"
 #include "course/timing.hpp"
 #include "experiments.hpp"
 #include "lesson08_access_patterns.hpp"
@@ -77,8 +76,6 @@ double nine_patterns(DeviceImage &img, int reps, bool only_yours, course::Rows &
       r.seed = "Nine access patterns, 8-bit image copy (OpenCL paper)";
       if (r.role == "baseline")
         r.article = "OpenCL paper: the 384x512 image reached only 12 % of a Tesla C2075's peak";
-      // The design's goal for the best pattern on an H100/H200: 90 % of cudaMemcpy.
-      if (course::device_info().is_gpu() && !r.in_cache) r.goal_pct = 90;
       const std::size_t threads = lesson8::work_items(p, im);
       r.note = copy_gbs > 0 ? course::format("%.0f%% of copy, %zu threads", 100.0 * r.rate / copy_gbs, threads)
                             : course::format("%zu threads", threads);
