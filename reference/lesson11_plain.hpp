@@ -11,10 +11,10 @@
 
 #include <cstddef>
 
-// The interfaces, and the team kernels the student's code and these share.
-#include "../lessons/11-matching-the-vendor/gemm.hpp"
-#include "../lessons/11-matching-the-vendor/gravity.hpp"
-#include "../lessons/11-matching-the-vendor/streaming.hpp"
+// The types and the team kernels the student's code and these share.
+#include "lesson11_gemm_shared.hpp"
+#include "lesson11_gravity_shared.hpp"
+#include "lesson11_streaming_shared.hpp"
 
 namespace course::baseline::lesson11 {
 

@@ -757,7 +757,7 @@ TEST_CASE("N-body step serves several bodies per load with the hardware 1/sqrt (
     FAIL_CHECK("A square root and a division for each 1 / sqrt: tile_forces, compiled for a GPU, has "
                << t.sqrt << " sqrt.rn and " << t.div
                << " rcp.rn or div.rn, two long instructions per interaction where the hardware has one "
-                  "approximate instruction, close enough for gravity; gravity.hpp offers it (README, Steps: 11.3).");
+                  "approximate instruction, close enough for gravity; lesson11_gravity_shared.hpp offers it (README, Steps: 11.3).");
   if (per < 2)
     FAIL_CHECK("Each body j loaded serves " << per_text << " interaction(s): in tile_forces, compiled for a GPU, "
                << "its busiest loop does " << pulls << " interactions per " << loads

@@ -1,8 +1,7 @@
 /// @file lessons/11-matching-the-vendor/gemm.hpp
 /// @brief Lesson 11 interface, step 11.4 (gemm.cpp): SGEMM, C = A x B, in
 ///        lesson 5's final kernel with a taller register tile, the shape
-///        cuBLAS's own kernel has on an H100 (README, Concepts 8); and the
-///        team kernel around the student's function.
+///        cuBLAS's own kernel has on an H100 (README, Concepts 8).
 ///
 /// Lesson 5's kernel gives each of a team's 16 x 16 threads an 8 x 8 block of
 /// C: per k it reads 4 Vec4 (16 bytes each) from team-local memory for 64
@@ -11,48 +10,13 @@
 /// 128 team tile.
 #pragma once
 
-#include <omp.h>
-
 #include <cstddef>
-#include <cstdint>
+
+// The types, constants and team kernels this interface builds on live in
+// reference/: the baselines your code is timed against run the same kernels.
+#include "../../reference/lesson11_gemm_shared.hpp"
 
 namespace lesson11 {
-
-#pragma omp begin declare target
-
-/// Four floats that travel together (one 16-byte load or store).
-struct alignas(16) Vec4 {
-  float v[4];  ///< the four floats, in memory order
-};
-
-/// The tiles of the SGEMM kernel for a register tile of @p RM x 8: a team of
-/// 16 x 16 threads computes a (16 RM) x 128 tile of C from 16-deep tiles of A
-/// and B in team-local memory; thread (ty, tx) owns rows row_of(ty, r) and
-/// columns col_of(tx, c) of it.
-template <int RM>
-struct GemmShape {
-  static_assert(RM % 4 == 0, "a register tile's rows come in Vec4: 4, 8, 12, 16");
-  static constexpr int RN = 8;                           ///< columns of C per thread
-  static constexpr int TY = 16;                          ///< rows of the team's thread grid
-  static constexpr int TX = 16;                          ///< columns of the team's thread grid
-  static constexpr int THREADS = TY * TX;                ///< 256
-  static constexpr int BM = RM * TY;                     ///< rows of the team's C tile
-  static constexpr int BN = RN * TX;                     ///< columns of the team's C tile
-  static constexpr int BK = 16;                          ///< depth of the A and B tiles
-  /// A tile, transposed (As[k][row], four rows per Vec4); each k-row padded by
-  /// one Vec4 so the transposing stores of neighbouring threads miss each
-  /// other's memory banks.
-  using TileA = Vec4[BK][BM / 4 + 1];
-  using TileB = Vec4[BK][BN / 4];  ///< B tile: Bs[k][column / 4]
-  /// Row of the team's C tile that the thread in grid row @p ty owns as its
-  /// r-th: groups of four, TY groups apart, so that the threads of a warp
-  /// read neighbouring Vec4.
-  static constexpr int row_of(int ty, int r) { return (r / 4) * 4 * TY + ty * 4 + r % 4; }
-  /// Column of the team's C tile that the thread in grid column @p tx owns as its c-th.
-  static constexpr int col_of(int tx, int c) { return (c / 4) * 4 * TX + tx * 4 + c % 4; }
-};
-
-#pragma omp end declare target
 
 /// C = A x B for n x n row-major matrices (n >= 1), with the register tile of
 /// step 11.4 (gemm.cpp). A, B and C may already be on the device (a caller's
@@ -66,203 +30,5 @@ int matmul_rows_per_thread();
 /// The path of the file matmul() was compiled from (gemm.cpp, or a step's or
 /// a mistake's copy of it).
 const char *gemm_source_file();
-
-// ---- the team kernel around step 11.4 (given) ----------------------------
-//
-// Lesson 5's final kernel for any register tile RM x 8. Each team of 256
-// threads computes one (16 RM) x 128 tile of C at a time; per k-tile its
-// threads copy their share of the A and B tiles from registers into
-// team-local memory, wait, start loading the next tiles into registers, and
-// multiply the current ones (multiply_tile), then wait again. Global loads
-// are 16 bytes (four neighbouring floats of a row) where n % 4 == 0 and the
-// device addresses of A and B are multiples of 16; otherwise one float at a
-// time. Where the runtime grants a team fewer than 256 threads (the host
-// device, an odd launch) a second kernel runs: every thread takes whole
-// register tiles in turn and parks their sums in C after each k-tile
-// (lesson 5's any-thread path). A template over the register tile and its
-// product: gemm.inc instantiates it with your gemm_rows_per_thread and
-// multiply_tile, the reference library (reference/lesson11_plain.cpp) with
-// lesson 5's 8 x 8 tile, the speed test's baseline. In an unnamed namespace,
-// as if written in each file that instantiates it: the compiler inlines the
-// product into the kernel there.
-
-namespace {
-
-template <int RM>
-using Multiply = void (*)(float (&)[RM][8], const typename GemmShape<RM>::TileA &,
-                          const typename GemmShape<RM>::TileB &, int, int);
-
-#pragma omp begin declare target
-
-// Four neighbouring floats M[row][col..col+3] of an n x n matrix (col a
-// multiple of 4), zeros past its edges. Vec: one 16-byte load, for when
-// n % 4 == 0 and M is 16-byte aligned (then every row starts aligned, and
-// col < n means all four are inside); otherwise one float at a time.
-template <bool Vec>
-inline Vec4 load4(const float *M, int n, int row, int col) {
-  Vec4 q = {{0.f, 0.f, 0.f, 0.f}};
-  if (row >= n || col >= n) return q;
-  const float *p = M + static_cast<std::size_t>(row) * n + col;
-  if (Vec) return *reinterpret_cast<const Vec4 *>(p);
-#pragma omp unroll full
-  for (int l = 0; l < 4; ++l)
-    if (col + l < n) q.v[l] = p[l];
-  return q;
-}
-
-#pragma omp end declare target
-
-// This thread's share of the A and B tiles at depth k0: Vec4 number
-// tid + q * THREADS of each tile, row by row (neighbouring threads,
-// neighbouring addresses).
-template <int RM, bool Vec>
-struct Share {
-  using S = GemmShape<RM>;
-  static constexpr int A4 = S::BM * S::BK / 4 / S::THREADS, B4 = S::BK * S::BN / 4 / S::THREADS;
-  Vec4 a[A4], b[B4];
-  void fetch(int n, const float *A, const float *B, int i0, int j0, int k0, int tid) {
-#pragma omp unroll full
-    for (int q = 0; q < A4; ++q) {
-      const int e = tid + q * S::THREADS, r = e / (S::BK / 4), c = e % (S::BK / 4) * 4;
-      a[q] = load4<Vec>(A, n, i0 + r, k0 + c);
-    }
-#pragma omp unroll full
-    for (int q = 0; q < B4; ++q) {
-      const int e = tid + q * S::THREADS, r = e / (S::BN / 4), c = e % (S::BN / 4) * 4;
-      b[q] = load4<Vec>(B, n, k0 + r, j0 + c);
-    }
-  }
-  void store(typename S::TileA &As, typename S::TileB &Bs, int tid) const {
-#pragma omp unroll full
-    for (int q = 0; q < A4; ++q) {  // A transposed: four k-rows, one float each
-      const int e = tid + q * S::THREADS, r = e / (S::BK / 4), c = e % (S::BK / 4) * 4;
-      for (int l = 0; l < 4; ++l) As[c + l][r / 4].v[r % 4] = a[q].v[l];
-    }
-#pragma omp unroll full
-    for (int q = 0; q < B4; ++q) {
-      const int e = tid + q * S::THREADS;
-      Bs[e / (S::BN / 4)][e % (S::BN / 4)] = b[q];
-    }
-  }
-};
-
-// SNIPPET(gemm-team)
-// The kernel for teams of exactly 256 threads (GPUs): one register tile per
-// thread, its sums in registers for the whole k loop. Returns false, having
-// computed nothing, when the runtime granted another number of threads.
-template <int RM, Multiply<RM> multiply, bool Vec>
-bool gemm_exact(int n, const float *A, const float *B, float *C) {
-  using S = GemmShape<RM>;
-  const int per_row = (n + S::BN - 1) / S::BN, tiles = ((n + S::BM - 1) / S::BM) * per_row;
-  const std::size_t nn = static_cast<std::size_t>(n) * n;
-  int granted = S::THREADS;
-#pragma omp target teams num_teams(tiles) thread_limit(S::THREADS) map(to : A[0:nn], B[0:nn]) map(from : C[0:nn]) \
-    map(tofrom : granted)
-  {
-    typename S::TileA As;  // team-local
-    typename S::TileB Bs;
-#if defined(__NVPTX__)
-#pragma omp allocate(As, Bs) allocator(omp_pteam_mem_alloc)
-#endif
-#pragma omp parallel num_threads(S::THREADS)
-    {
-      const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
-      if (nth != S::THREADS) {
-        if (tid == 0) {
-#pragma omp atomic write
-          granted = nth;
-        }
-      } else {
-        const int ty = tid / S::TX, tx = tid % S::TX;
-        for (int t = omp_get_team_num(); t < tiles; t += omp_get_num_teams()) {
-          const int i0 = (t / per_row) * S::BM, j0 = (t % per_row) * S::BN;
-          float acc[RM][S::RN] = {};
-          Share<RM, Vec> next;
-          next.fetch(n, A, B, i0, j0, 0, tid);
-          for (int k0 = 0; k0 < n; k0 += S::BK) {
-            next.store(As, Bs, tid);
-#pragma omp barrier
-            if (k0 + S::BK < n) next.fetch(n, A, B, i0, j0, k0 + S::BK, tid);  // in flight while we multiply
-            multiply(acc, As, Bs, ty, tx);
-#pragma omp barrier
-          }
-#pragma omp unroll full
-          for (int r = 0; r < RM; ++r)
-#pragma omp unroll full
-            for (int c = 0; c < S::RN; ++c) {
-              const int i = i0 + S::row_of(ty, r), j = j0 + S::col_of(tx, c);
-              if (i < n && j < n) C[static_cast<std::size_t>(i) * n + j] = acc[r][c];
-            }
-        }
-      }
-    }
-  }
-  return granted == S::THREADS;
-}
-// END SNIPPET
-
-// Any thread count (the host device, an odd launch): each thread takes whole
-// register tiles in turn and parks their sums in C after each k-tile.
-template <int RM, Multiply<RM> multiply>
-void gemm_any_threads(int n, const float *A, const float *B, float *C) {
-  using S = GemmShape<RM>;
-  const int per_row = (n + S::BN - 1) / S::BN, tiles = ((n + S::BM - 1) / S::BM) * per_row;
-  const std::size_t nn = static_cast<std::size_t>(n) * n;
-#pragma omp target teams num_teams(tiles) thread_limit(S::THREADS) map(to : A[0:nn], B[0:nn]) map(from : C[0:nn])
-  {
-    typename S::TileA As;
-    typename S::TileB Bs;
-#pragma omp parallel num_threads(S::THREADS)
-    {
-      const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
-      for (int t = omp_get_team_num(); t < tiles; t += omp_get_num_teams()) {
-        const int i0 = (t / per_row) * S::BM, j0 = (t % per_row) * S::BN;
-        for (int k0 = 0; k0 < n; k0 += S::BK) {
-          for (int e = tid; e < S::THREADS; e += nth) {
-            Share<RM, false> mine;
-            mine.fetch(n, A, B, i0, j0, k0, e);
-            mine.store(As, Bs, e);
-          }
-#pragma omp barrier
-          for (int s = tid; s < S::THREADS; s += nth) {
-            const int ty = s / S::TX, tx = s % S::TX;
-            float part[RM][S::RN] = {};
-            multiply(part, As, Bs, ty, tx);
-            for (int r = 0; r < RM; ++r)
-              for (int c = 0; c < S::RN; ++c) {
-                const int i = i0 + S::row_of(ty, r), j = j0 + S::col_of(tx, c);
-                if (i < n && j < n) {
-                  float &out = C[static_cast<std::size_t>(i) * n + j];
-                  out = (k0 == 0 ? 0.f : out) + part[r][c];
-                }
-              }
-          }
-#pragma omp barrier
-        }
-      }
-    }
-  }
-}
-
-template <int RM, Multiply<RM> multiply>
-void gemm(int n, const float *A, const float *B, float *C) {
-  const std::size_t nn = static_cast<std::size_t>(n) * n;
-  const auto aligned = [](const float *p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-  // The 16-byte loads read the device's copies, and OpenMP promises nothing
-  // about their alignment (nor where in a caller's mapping A starts): map A
-  // and B first, then test their device addresses (README, Concepts 3).
-#pragma omp target data map(to : A[0:nn], B[0:nn]) map(from : C[0:nn])
-  {
-    bool vec = n % 4 == 0;
-#pragma omp target data use_device_ptr(A, B)
-    {
-      vec = vec && aligned(A) && aligned(B);
-    }
-    const bool done = vec ? gemm_exact<RM, multiply, true>(n, A, B, C) : gemm_exact<RM, multiply, false>(n, A, B, C);
-    if (!done) gemm_any_threads<RM, multiply>(n, A, B, C);
-  }
-}
-
-}  // namespace
 
 }  // namespace lesson11

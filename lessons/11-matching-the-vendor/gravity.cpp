@@ -1,5 +1,6 @@
 // Lesson 11 -- matching the vendor, N-body: lesson 7's step in the shape of
-// the classic tiled CUDA kernel (the team kernel is in gravity.hpp), to be
+// the classic tiled CUDA kernel (the team kernel is in
+// reference/lesson11_gravity_shared.hpp), to be
 // taken past that kernel. Here the ceiling is the arithmetic: what is left is
 // how many instructions an interaction costs besides its flops. One step, a
 // marked block below:

@@ -1,6 +1,7 @@
 // Lesson 11 -- matching the vendor, streaming: a sum (floats, ints, doubles)
 // and a 256-bin histogram, each already split the way lesson 6 taught (team
-// partials, team-local bins: the team kernels are in streaming.hpp), to be
+// partials, team-local bins: the team kernels are in
+// reference/lesson11_streaming_shared.hpp), to be
 // taken to the level of CUB's. Both read each byte once: what is left is
 // inside each thread, how many bytes it asks memory for before it needs the
 // first of them. Two steps, each a marked block below:

@@ -1,8 +1,7 @@
 /// @file lessons/11-matching-the-vendor/streaming.hpp
 /// @brief Lesson 11 interface, steps 11.1 and 11.2 (streaming.cpp): a sum (of
 ///        floats, ints or doubles) and a 256-bin histogram that stream their
-///        input once, in the shape lesson 6 left them, taken to CUB's level;
-///        and the team kernels around the student's functions.
+///        input once, in the shape lesson 6 left them, taken to CUB's level.
 ///
 /// Both kernels read every byte once and do almost no arithmetic, so the
 /// copy's bandwidth is their ceiling. What keeps them below it is how many
@@ -10,79 +9,25 @@
 /// steps raise that number (README, Concepts).
 #pragma once
 
-#include <omp.h>
-
 #include <cstddef>
 
-#include "course/device.hpp"
+// The types, constants and team kernels this interface builds on live in
+// reference/: the baselines your code is timed against run the same kernels.
+#include "../../reference/lesson11_streaming_shared.hpp"
 
 namespace lesson11 {
-
-/// How many device threads a kernel asks for: `num_teams(teams)
-/// thread_limit(threads)`. The runtime may grant fewer; the kernels divide
-/// their work by what omp_get_num_teams() and omp_get_num_threads() report.
-struct Launch {
-  int teams = 0;    ///< value for num_teams(); 0 means "choose with default_launch()"
-  int threads = 0;  ///< value for thread_limit(); 0 means "choose with default_launch()"
-};
-
-/// Threads per team on a GPU: 8 warps.
-inline constexpr int gpu_team_threads = 256;
-
-/// The launch for @p n elements with at most @p teams_per_sm teams per
-/// multiprocessor (the sum and the histogram use 8: on an H100 the float and
-/// double sums were 2 % faster with 8 than with 16 or 32, the int sum within
-/// 1 %, docs/results/h100-2026-11-26-sgemm.md). On the host-offload device:
-/// a team per core, one thread each, as in lesson 6.
-inline Launch default_launch(std::size_t n, int teams_per_sm) {
-#ifdef COURSE_DEVICE_GPU
-  const int sms = course::device_info().multiprocessors;
-  const std::size_t cap = static_cast<std::size_t>(sms > 0 ? sms : 64) * static_cast<std::size_t>(teams_per_sm);
-  std::size_t teams = (n + 64 * gpu_team_threads - 1) / (64 * gpu_team_threads);
-  teams = teams < 1 ? 1 : (teams > cap ? cap : teams);
-  return {static_cast<int>(teams), gpu_team_threads};
-#else
-  (void)teams_per_sm;
-  const int cores = omp_get_num_procs() > 0 ? omp_get_num_procs() : 1;
-  const std::size_t want = (n + 65535) / 65536;
-  const int teams = want < 1 ? 1 : (want > static_cast<std::size_t>(cores) ? cores : static_cast<int>(want));
-  return {teams, 1};
-#endif
-}
-
-/// Sixteen bytes that travel together: 16 / sizeof(T) elements (four floats
-/// or ints, two doubles), loaded by one 16-byte load instruction on a GPU
-/// (`ld.global.v4.f32`, `.v4.u32`, `.v2.f64`) when the address is a multiple
-/// of 16, as `alignas` promises the compiler.
-#pragma omp begin declare target
-template <class T>
-struct alignas(16) Vec16 {
-  static constexpr int lanes = 16 / static_cast<int>(sizeof(T));  ///< elements in 16 bytes
-  T v[lanes];                                                     ///< the elements, in memory order
-};
-#pragma omp end declare target
-
-/// Four floats: the histogram's unit (and the sum's, for floats).
-using Quad = Vec16<float>;
 
 /// Sum of x[0..n), n < 2^31. Tests allow 4 sqrt(n) 2^-24 relative error for
 /// floats, 4 sqrt(n) 2^-53 for doubles; ints are exact (the sum must fit an
 /// int). x may already be on the device (a caller's `target data` region),
 /// and its device address need not be a multiple of 16.
 float sum(const float *x, std::size_t n, Launch launch = {});
+
 /// Sum of the ints x[0..n), exact; the sum must fit an int (as the float sum).
 int sum(const int *x, std::size_t n, Launch launch = {});
+
 /// Sum of the doubles x[0..n), 4 sqrt(n) 2^-53 relative error (as the float sum).
 double sum(const double *x, std::size_t n, Launch launch = {});
-
-/// Bins of the histogram.
-inline constexpr int hist_bins = 256;
-
-/// The bin of a value in [0, 1): floor(256 x), clamped (as in lesson 6).
-inline int bin_of(float x) {
-  const int b = static_cast<int>(x * static_cast<float>(hist_bins));
-  return b < 0 ? 0 : (b >= hist_bins ? hist_bins - 1 : b);
-}
 
 /// Histogram of x[0..n) into hist[0..hist_bins), n < 2^31. hist is output
 /// only. x may already be on the device; its address need not be aligned.
@@ -91,101 +36,5 @@ void histogram(const float *x, std::size_t n, int *hist, Launch launch = {});
 /// The path of the file sum() and histogram() were compiled from
 /// (streaming.cpp, or a step's or a mistake's copy of it).
 const char *streaming_source_file();
-
-// ---- the team kernels around steps 11.1 and 11.2 (given) ----------------
-//
-// Each team takes a contiguous block of x, a whole number of 64 elements long
-// (256 bytes or more), so every block starts as far from a 16-byte boundary
-// as x itself does; inside the block the team's threads interleave
-// (neighbouring threads, neighbouring addresses: a warp's loads coalesce).
-// The sum adds each thread's share into a team partial and each team's into
-// the total; the histogram counts into 256 team-local bins and merges them
-// into hist once per team (lesson 6's two steps, unchanged). Each is a
-// template over the per-thread function: streaming.inc instantiates them
-// with your thread_sum and thread_count, the reference library
-// (reference/lesson11_plain.cpp) with the starter's loops, the speed tests'
-// baseline. In an unnamed namespace, as if written in each file that
-// instantiates them: the compiler inlines the per-thread function into the
-// kernel there.
-
-namespace {
-
-// The team's block of x[0:n): where it starts and how many elements it has.
-struct Block {
-  std::size_t lo;
-  unsigned len;
-};
-
-inline Block team_block(std::size_t n) {
-  const std::size_t teams = static_cast<std::size_t>(omp_get_num_teams());
-  std::size_t per_team = (n + teams - 1) / teams;
-  per_team = (per_team + 63) / 64 * 64;
-  const std::size_t start = static_cast<std::size_t>(omp_get_team_num()) * per_team;
-  const std::size_t lo = start < n ? start : n;
-  const std::size_t len = n - lo < per_team ? n - lo : per_team;
-  return {lo, static_cast<unsigned>(len)};  // n < 2^31: every block fits 32 bits
-}
-
-template <class T>
-using ShareSum = T (*)(const T *, unsigned, unsigned, unsigned);
-using ShareCount = void (*)(const float *, unsigned, unsigned, unsigned, int *);
-
-template <class T, ShareSum<T> share>
-T team_sum(const T *x, std::size_t n, Launch launch) {
-  if (launch.teams <= 0 || launch.threads <= 0) launch = default_launch(n, 8);
-  T total = 0;
-  // SNIPPET(team-sum)
-#pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads) map(to : x[0:n]) map(tofrom : total)
-  {
-    T team_total = 0;  // one per team (OpenMP); LLVM puts it in a GPU's team-local memory
-#pragma omp parallel
-    {
-      const Block blk = team_block(n);
-      const unsigned tid = static_cast<unsigned>(omp_get_thread_num());
-      const unsigned nth = static_cast<unsigned>(omp_get_num_threads());
-      const T mine = share(x + blk.lo, blk.len, tid, nth);
-#pragma omp atomic update
-      team_total += mine;
-#pragma omp barrier
-      if (tid == 0) {
-#pragma omp atomic update
-        total += team_total;
-      }
-    }
-  }
-  // END SNIPPET
-  return total;
-}
-
-template <ShareCount count>
-void team_histogram(const float *x, std::size_t n, int *hist, Launch launch) {
-  if (launch.teams <= 0 || launch.threads <= 0) launch = default_launch(n, 8);
-#pragma omp target data map(to : x[0:n]) map(from : hist[0:hist_bins])
-  {
-#pragma omp target teams distribute parallel for
-    for (int b = 0; b < hist_bins; ++b) hist[b] = 0;
-#pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads)
-    {
-      int local[hist_bins];  // one per team (OpenMP); LLVM puts it in a GPU's team-local memory
-#pragma omp parallel
-      {
-        const unsigned tid = static_cast<unsigned>(omp_get_thread_num());
-        const unsigned nth = static_cast<unsigned>(omp_get_num_threads());
-        for (unsigned b = tid; b < hist_bins; b += nth) local[b] = 0;
-#pragma omp barrier
-        const Block blk = team_block(n);
-        count(x + blk.lo, blk.len, tid, nth, local);
-#pragma omp barrier
-        for (unsigned b = tid; b < hist_bins; b += nth)
-          if (local[b] != 0) {
-#pragma omp atomic update
-            hist[b] += local[b];
-          }
-      }
-    }
-  }
-}
-
-}  // namespace
 
 }  // namespace lesson11

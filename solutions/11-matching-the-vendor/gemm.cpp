@@ -1,5 +1,5 @@
 // Lesson 11 -- matching the vendor, SGEMM: lesson 5's kernel (the team kernel
-// is in gemm.hpp), to be taken to within 15 % of cuBLAS. Like N-body it is
+// is in reference/lesson11_gemm_shared.hpp), to be taken to within 15 % of cuBLAS. Like N-body it is
 // limited by instructions: what is left is how many multiply-adds each
 // team-local load feeds. One step, a marked block below:
 //   11.4 multiply_tile: a taller register tile, more multiply-adds per load
@@ -12,7 +12,7 @@ namespace {
 
 #pragma omp begin declare target
 
-// Step 11.4: the register tile of the SGEMM kernel (gemm.hpp): how many rows
+// Step 11.4: the register tile of the SGEMM kernel (`gemm`): how many rows
 // of C each thread owns (columns: 8), and one k-tile's product for its block.
 // The given kernel has copied the team's tiles into team-local memory: As
 // transposed, As[k][g] holding rows 4g..4g+3 at depth k, and Bs[k][g]
