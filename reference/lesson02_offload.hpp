@@ -10,7 +10,7 @@
 #include <vector>
 
 // lesson2::heat_alpha: the baselines step the lesson's own grid.
-#include "../lessons/02-target-offload/offload.hpp"
+#include "lesson02_offload_shared.hpp"
 
 namespace course::baseline {
 

@@ -4,7 +4,7 @@
 #pragma once
 
 // lesson4::lanes and the graded tile shape: the baseline is the lesson's tile.
-#include "../lessons/04-register-tiles/matmul.hpp"
+#include "lesson04_tiles_shared.hpp"
 
 namespace course::baseline {
 

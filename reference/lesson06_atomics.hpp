@@ -10,7 +10,7 @@
 #include <vector>
 
 // lesson6::hist_bins and lesson6::bin_of: every histogram bins alike.
-#include "../lessons/06-atomic-reductions/atomics.hpp"
+#include "lesson06_atomics_shared.hpp"
 
 namespace course::baseline::lesson6 {
 

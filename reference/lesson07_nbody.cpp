@@ -116,7 +116,7 @@ constexpr bool vector_lanes = false;
 constexpr bool vector_lanes = true;
 #endif
 
-// lesson7::step_aos (the lesson's header) with `omp simd` on the inner loop:
+// lesson7::step_aos (lesson07_nbody_shared.hpp) with `omp simd` on the inner loop:
 // thread i reads body i, walks over every body j (fields 32 bytes apart) in
 // vector lanes, and writes body i of the next state.
 void step_aos_simd(const Body *in, Body *out, int n) {

@@ -9,9 +9,9 @@
 #include <vector>
 
 // The Body type, the constants, bodybody_interaction() and the article's AoS
-// step live in the lesson's interface header, so baselines and student code
-// run the same arithmetic.
-#include "../lessons/07-soa-vs-aos/nbody.hpp"
+// step, which the lesson's interface header includes too: baselines and
+// student code run the same arithmetic.
+#include "lesson07_nbody_shared.hpp"
 
 namespace course::baseline {
 

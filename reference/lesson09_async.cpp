@@ -10,7 +10,7 @@
 
 namespace course::baseline::lesson9 {
 
-// The kernels' arithmetic is the lesson's own (lesson9::exp_series in async.hpp).
+// The kernels' arithmetic is the lesson's own (lesson9::exp_series, lesson09_async_shared.hpp).
 using ::lesson9::exp_series;
 
 std::vector<double> add_exp_reference(int n, const float *first, const float *second) {

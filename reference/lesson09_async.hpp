@@ -10,7 +10,7 @@
 #include <vector>
 
 // lesson9::exp_series: the baselines run the lesson's arithmetic.
-#include "../lessons/09-async-and-devices/async.hpp"
+#include "lesson09_async_shared.hpp"
 
 namespace course::baseline::lesson9 {
 

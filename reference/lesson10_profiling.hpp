@@ -8,7 +8,7 @@
 #include <vector>
 
 // lesson10::coefs_per_row: the baselines read the lesson's coefficients.
-#include "../lessons/10-profiling/pipeline.hpp"
+#include "lesson10_profiling_shared.hpp"
 
 namespace course::baseline {
 

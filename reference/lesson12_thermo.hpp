@@ -9,7 +9,8 @@
 #include <numbers>
 #include <vector>
 
-#include "thermo.hpp"
+// The tables' sizes and the correction table's range, as thermo.hpp has them.
+#include "lesson12_thermo_shared.hpp"
 
 namespace course::lesson12_ref {
 

@@ -28,10 +28,15 @@ solutions/NN-topic holds only the files a student edits; each has its
 starter under lessons/NN-topic and is no byte copy of it.
 
 Includes between reference/ and the lessons (docs/DEVELOPING.md, "reference/
-and the lessons"): reference/ may include a lesson's interface header by its
-path ("../lessons/NN-topic/k.hpp"), never a lesson's .cpp or .inc nor
-anything of solutions/; a lesson's own files (lessons/NN-topic/* and
-solutions/NN-topic/*, not its driver/) include nothing of reference/.
+and the lessons"): the arrows run one way, lessons -> reference. reference/
+includes only its own files and common/'s (never anything of lessons/ or
+solutions/, by path or through an include folder). What a lesson's student
+code and its baselines share sits in reference/lessonNN_<topic>_shared.hpp
+(one for each of the lesson's interface headers), which includes nothing
+else of reference/ but another shared header of its lesson; the lesson's
+interface header (lessons/NN-topic/*.hpp) includes it by its path ("../../reference/lessonNN_<topic>_shared.hpp"), and no other
+file of the lesson (lessons/NN-topic/* and solutions/NN-topic/*, not its
+driver/) includes anything of reference/.
 
 Exit status 0 when all pairs agree and the includes keep the rule, 1 with one
 line per problem otherwise.
@@ -122,26 +127,39 @@ def pairs(root, only="[0-9][0-9]"):
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
 
+SHARED = re.compile(r"lesson(\d\d)_\w+_shared\.hpp")
+
+
 def check_includes(root, only="[0-9][0-9]"):
     """Problems with the includes between reference/ and the lessons."""
     problems = []
-    ref_dir = root / "reference"
-    ref_names = {f.name for f in ref_dir.iterdir() if f.is_file()} if ref_dir.is_dir() else set()
-    for ref in sorted(ref_dir.glob("lesson" + only + "_*")) + sorted(ref_dir.glob("[!l]*.[ch]pp")):
+    ref_dir = (root / "reference").resolve()
+    common = (root / "common" / "include").resolve()
+    ref_files = sorted(f for f in ref_dir.iterdir() if f.is_file() and f.suffix in (".cpp", ".hpp", ".inc")) \
+        if ref_dir.is_dir() else []
+    ref_names = {f.name for f in ref_files}
+    shared = {}  # lesson number -> the names of its shared headers
+    for f in ref_files:
+        m = SHARED.fullmatch(f.name)
+        if m:
+            shared.setdefault(m.group(1), set()).add(f.name)
+    for ref in ref_files:
         for no, line in enumerate(ref.read_text(errors="replace").splitlines(), 1):
             m = INCLUDE.match(line)
             if not m:
                 continue
             inc = m.group(1)
             target = (ref.parent / inc).resolve()
-            inside = lambda d: (root / d).resolve() in target.parents
-            if inside("solutions"):
-                problems.append(f"reference/{ref.name}:{no}: includes {inc}: reference/ never includes solutions/")
-            elif inside("lessons") and (target.suffix != ".hpp" or target.parent.parent != (root / "lessons").resolve()):
-                problems.append(f"reference/{ref.name}:{no}: includes {inc}: reference/ may include a lesson's "
-                                f"interface header (lessons/NN-topic/*.hpp), never its .cpp, .inc or driver/")
-            elif inside("lessons") and not target.is_file():
-                problems.append(f"reference/{ref.name}:{no}: includes {inc}, which does not exist")
+            if target.parent == ref_dir and target.is_file():
+                mine, theirs = SHARED.fullmatch(ref.name), SHARED.fullmatch(target.name)
+                if mine and not (theirs and theirs.group(1) == mine.group(1)):
+                    problems.append(f"reference/{ref.name}:{no}: includes {inc}: a shared header includes only "
+                                    f"its lesson's shared headers, no baseline (a student's build includes it)")
+            elif not (common / inc).resolve().is_file():
+                problems.append(f"reference/{ref.name}:{no}: includes {inc}: reference/ includes only its own "
+                                f"files and common/'s, never lessons/ or solutions/ (what a lesson and its "
+                                f"baselines share goes in reference/lessonNN_<topic>_shared.hpp, which the "
+                                f"lesson's interface header includes)")
     for top in ("lessons", "solutions"):
         for les in sorted((root / top).glob(only + "-*")):
             for f in sorted(x for x in les.iterdir() if x.is_file() and x.suffix in (".cpp", ".hpp", ".inc")):
@@ -151,10 +169,19 @@ def check_includes(root, only="[0-9][0-9]"):
                         continue
                     inc = m.group(1)
                     own = (root / "lessons" / les.name / inc).is_file() or (les / inc).is_file()
-                    if "reference/" in inc or (not own and pathlib.PurePosixPath(inc).name in ref_names):
-                        problems.append(f"{top}/{les.name}/{f.name}:{no}: includes {inc} of reference/: a lesson's "
-                                        f"own files never do (shared definitions go in its interface header, "
-                                        f"which reference/ includes; the lesson program in driver/ may)")
+                    target = (f.parent / inc).resolve()
+                    if not ("reference/" in inc or (not own and pathlib.PurePosixPath(inc).name in ref_names)):
+                        continue
+                    mine = shared.get(les.name[:2], set())
+                    want = " or ".join(sorted(mine))
+                    name = pathlib.PurePosixPath(inc).name
+                    if top == "lessons" and f.suffix == ".hpp" and name in mine and target == ref_dir / name \
+                            and inc == "../../reference/" + name:
+                        continue
+                    problems.append(f"{top}/{les.name}/{f.name}:{no}: includes {inc} of reference/: a lesson's "
+                                    f"own files include only its shared header, from its interface header, by "
+                                    f"its path (" + (want or f"lesson{les.name[:2]}_<topic>_shared.hpp")
+                                    + ", as \"../../reference/NAME\"); the lesson program in driver/ may include any)")
     return problems
 
 

@@ -11,6 +11,10 @@
 
 #include <functional>
 
+// heat_alpha, the coefficient heat() steps the grid with, lives in reference/:
+// the fixed baselines the tests compare heat() against step with it too.
+#include "../../reference/lesson02_offload_shared.hpp"
+
 namespace lesson2 {
 
 /// result[i] = first[i] + exp(second[i]) for i in [0, @p n), computed on the
@@ -32,9 +36,6 @@ inline constexpr double add_exp_tolerance = 1e-6;
 /// device thread per element of C. Element (i, j) of M is M[i * n + j]. C is
 /// output only. This naive kernel is the baseline of lessons 4 and 5.
 void matmul(int n, const float *A, const float *B, float *C);
-
-/// The heat-diffusion coefficient alpha * dt / dx^2 (stable up to 0.25).
-inline constexpr float heat_alpha = 0.2f;
 
 /// Called by heat() with the HOST copy of the grid after @p step steps. The
 /// pointer is valid during the call only.

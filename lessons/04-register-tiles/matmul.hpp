@@ -3,27 +3,12 @@
 ///        computes a TM x TN block of C whose accumulators live in registers.
 #pragma once
 
-/// @def LESSON4_LANES
-/// Default of lesson4::lanes: 32 on GPU builds, 1 on the host device. A macro
-/// only so that it can be overridden for experiments (-DLESSON4_LANES=1).
-#ifndef LESSON4_LANES
-#ifdef COURSE_DEVICE_GPU
-#define LESSON4_LANES 32
-#else
-#define LESSON4_LANES 1
-#endif
-#endif
+// lanes (how far apart a thread's columns are) and the graded tile shape
+// (graded_tm x graded_tn) live in reference/: the fixed baseline the speedup
+// test measures your kernel against uses the same tile.
+#include "../../reference/lesson04_tiles_shared.hpp"
 
 namespace lesson4 {
-
-/// How far apart one thread's columns are, and how many neighbouring threads
-/// interleave their columns. On a GPU (32: the warp width) thread t of a group
-/// owns columns t, t + 32, t + 64, ... so when the 32 threads of a warp load
-/// "their column number c" together they read 32 neighbouring floats, one
-/// memory transaction. On a CPU (1) a thread's columns are contiguous, so the
-/// compiler can load and multiply them with vector instructions. Override at
-/// configure time to experiment: -DCMAKE_CXX_FLAGS=-DLESSON4_LANES=1.
-inline constexpr int lanes = LESSON4_LANES;
 
 /// C = A x B for @p n x @p n row-major float matrices, offloaded, with each
 /// device thread computing a @p TM x @p TN block ("register tile") of C.
@@ -69,10 +54,5 @@ extern template void one_tile<16, 32>(int, int, int, const float *, const float 
 const char *source_file();
 /// tiles.inc's own path (`__FILE__`): its folder holds matmul.hpp and tiles.inc.
 const char *given_file();
-
-/// Rows of the tile the speedup test grades (and lesson04 --only-yours runs).
-inline constexpr int graded_tm = 8;
-/// Columns of the graded tile.
-inline constexpr int graded_tn = 8;
 
 }  // namespace lesson4

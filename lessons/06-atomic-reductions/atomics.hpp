@@ -15,6 +15,11 @@
 
 #include "course/device.hpp"
 
+// hist_bins and bin_of(), how every histogram of this lesson bins a value,
+// live in reference/: the fixed baselines your histogram is checked and timed
+// against bin with them too.
+#include "../../reference/lesson06_atomics_shared.hpp"
+
 namespace lesson6 {
 
 /// How many device threads a kernel asks for: `num_teams(teams)
@@ -59,18 +64,6 @@ int sum(const int *x, std::size_t n, Launch launch = {});
 float sum(const float *x, std::size_t n, Launch launch = {});
 /// Sum of x[0..n) in double; tests allow 4 sqrt(n) 2^-53 relative error.
 double sum(const double *x, std::size_t n, Launch launch = {});
-
-/// Bins of every histogram in this lesson. A compile-time constant because
-/// `reduction(+ : hist[0:bins])` needs one on a GPU (see README).
-inline constexpr int hist_bins = 256;
-
-/// The bin of a value in [0, 1): floor(256 x). x * 256 is exact in float, so
-/// every implementation that uses this function agrees on every value. Values
-/// outside [0, 1) land in the first or last bin.
-inline int bin_of(float x) {
-  const int b = static_cast<int>(x * static_cast<float>(hist_bins));
-  return b < 0 ? 0 : (b >= hist_bins ? hist_bins - 1 : b);
-}
 
 /// Histogram of x[0..n) into hist[0..hist_bins): hist[b] = how many x have
 /// bin_of(x) == b. hist is output only (its old contents must not matter);

@@ -9,30 +9,24 @@
 /// position with the new velocity). The sample used one PARTICLE_MASS for all
 /// bodies; here the mass sits in the fourth float of the position, as in
 /// NVIDIA's CUDA N-body sample, so total momentum is a real check.
-// An include guard, not #pragma once: reference/ includes this header by its
-// path and the lesson's files by name, and a test includes both; the guard
-// makes the second a no-op whichever path it came by.
-#ifndef COURSE_LESSON07_NBODY_HPP
-#define COURSE_LESSON07_NBODY_HPP
+#pragma once
 
-#include <cmath>
 #include <cstddef>
 #include <span>
 
 #include "course/data.hpp"
 
+// Body (the article's layout), the physics' constants (softening_squared,
+// delta_time), bodybody_interaction() and the article's step on Body
+// (step_aos) live in reference/: the baselines your simulation is timed and
+// checked against run the same arithmetic on the same type.
+#include "../../reference/lesson07_nbody_shared.hpp"
+
 namespace lesson7 {
 
-#pragma omp declare target
-/// Softening length squared: keeps the force finite when two bodies meet
-/// (and makes a body's pull on itself exactly zero, with no branch).
-inline constexpr float softening_squared = 1e-3f;
-/// Time step of one simulation step (the article's DELTA_TIME).
-inline constexpr float delta_time = 0.005f;
 /// Floating-point operations counted per body-body interaction: the CUDA
 /// samples' convention, used for every GFLOP/s figure in this lesson.
 inline constexpr double flops_per_interaction = 20.0;
-#pragma omp end declare target
 
 /// The relative error norms (course::check_close) that float positions and
 /// velocities after a few steps may have against the double reference, in
@@ -48,22 +42,10 @@ inline constexpr double position_tolerance = 1e-6;
 /// See position_tolerance.
 inline constexpr double velocity_tolerance = 5e-6;
 
-// SNIPPET(layouts)
-/// One body in the article's layout: a float4 position whose fourth float is
-/// the mass, and a float4 velocity whose fourth float is unused (32 bytes).
-struct Body {
-  float x;    ///< position, x
-  float y;    ///< position, y
-  float z;    ///< position, z
-  float m;    ///< mass
-  float vx;   ///< velocity, x
-  float vy;   ///< velocity, y
-  float vz;   ///< velocity, z
-  float pad;  ///< unused (written as 0): keeps the velocity a float4
-};
-
-/// The same bodies as a structure of arrays: element i of every array
-/// belongs to body i, and each array is contiguous and 64-byte aligned.
+// SNIPPET(particles)
+/// The same bodies as a structure of arrays, one array per field of Body:
+/// element i of every array belongs to body i, and each array is contiguous
+/// and 64-byte aligned.
 struct Particles {
   course::aligned_vector<float> x;   ///< positions, x
   course::aligned_vector<float> y;   ///< positions, y
@@ -102,37 +84,6 @@ struct State {
 };
 // END SNIPPET
 
-#pragma omp declare target
-/// 1 / sqrt(@p d2). On NVIDIA GPUs this is the hardware approximation
-/// (rsqrt.approx, relative error below 2^-22), what the article's `rsqrt` and
-/// CUDA's `rsqrtf` compile to; an exact square root and a division would
-/// cost several times more. On the host device it is the exact expression.
-inline float inverse_sqrt(float d2) {
-#if defined(__NVPTX__)
-  return __nv_rsqrtf(d2);
-#else
-  return 1.0f / std::sqrt(d2);
-#endif
-}
-
-// SNIPPET(interaction)
-/// Adds the pull of body j (at @p xj, @p yj, @p zj, mass @p mj) on a body at
-/// (@p xi, @p yi, @p zi) to the acceleration (@p ax, @p ay, @p az): the
-/// article's bodybody_interaction. 20 flops by the CUDA samples' count.
-/// Every variant in this lesson calls it, so they differ only in layout.
-inline void bodybody_interaction(float xi, float yi, float zi, float xj, float yj, float zj, float mj, float &ax,
-                                 float &ay, float &az) {
-  const float dx = xj - xi, dy = yj - yi, dz = zj - zi;
-  const float d2 = dx * dx + dy * dy + dz * dz + softening_squared;
-  const float inv = inverse_sqrt(d2);
-  const float s = mj * (inv * inv * inv);  // m_j / (r^2 + eps^2)^(3/2)
-  ax += dx * s;
-  ay += dy * s;
-  az += dz * s;
-}
-// END SNIPPET
-#pragma omp end declare target
-
 /// Copies every body into the structure of arrays: p.x[i] = bodies[i].x and
 /// so on for all seven fields. Resizes @p p to bodies.size() first, and
 /// overwrites every element (the tests fill @p p with NaN beforehand).
@@ -168,30 +119,4 @@ void step_tiled_once(const float *m, State in, State out, int n);
 /// the copy a build made of it), for a test that compiles it again.
 const char *source_file();
 
-// SNIPPET(aos-step)
-/// The article's step on an array of Body structs: thread i walks over every
-/// body j, and the four floats it needs from body j sit in a 32-byte struct,
-/// next to a velocity it does not need. The starter's advance() runs it until step 7.5;
-/// it lives here, once, so starter, solution and the speedup baseline
-/// (reference/lesson07_nbody.cpp) share it.
-inline void step_aos(const Body *in, Body *out, int n) {
-#pragma omp target teams distribute parallel for map(to : in[0:n]) map(from : out[0:n])
-  for (int i = 0; i < n; ++i) {
-    const float xi = in[i].x, yi = in[i].y, zi = in[i].z;
-    float ax = 0, ay = 0, az = 0;
-    for (int j = 0; j < n; ++j) bodybody_interaction(xi, yi, zi, in[j].x, in[j].y, in[j].z, in[j].m, ax, ay, az);
-    Body b = in[i];
-    b.vx += ax * delta_time;
-    b.vy += ay * delta_time;
-    b.vz += az * delta_time;
-    b.x += b.vx * delta_time;
-    b.y += b.vy * delta_time;
-    b.z += b.vz * delta_time;
-    out[i] = b;
-  }
-}
-// END SNIPPET
-
 }  // namespace lesson7
-
-#endif  // COURSE_LESSON07_NBODY_HPP

@@ -16,6 +16,10 @@
 #include <cstddef>
 #include <vector>
 
+// exp_series(x, terms), the arithmetic of one element, lives in reference/:
+// the synchronous baselines your pipeline is timed against compute with it too.
+#include "../../reference/lesson09_async_shared.hpp"
+
 namespace lesson9 {
 
 /// Fewest series terms for which exp_series() matches exp() to float
@@ -29,19 +33,6 @@ inline constexpr int min_terms = 16;
 /// double exp: below 1e-7. 1e-6 still fails one wrong element in 1009 (or one
 /// unwritten NaN anywhere).
 inline constexpr double result_tolerance = 1e-6;
-
-#pragma omp declare target
-/// exp(@p x) from its Taylor series 1 + x + x^2/2! + ... + x^terms/terms!,
-/// summed in Horner form (one division and one multiply-add per term). More
-/// terms give the same answer for |x| <= 1 and cost more: @p terms is the
-/// lesson's knob for "how much arithmetic per element", so the same job can be
-/// copy-bound (16 terms) or compute-bound (thousands).
-inline float exp_series(float x, int terms) {
-  float p = 1.f;
-  for (int k = terms; k >= 1; --k) p = 1.f + x / (float)k * p;
-  return p;
-}
-#pragma omp end declare target
 
 /// One add-exp job: result[i] = first[i] + exp_series(second[i], terms) for
 /// i in [0, n). Inputs are expected in [-1, 1]; terms >= min_terms.

@@ -12,13 +12,19 @@
 
 #include <stdexcept>
 
+// kCoefficients (the calibration polynomial's size) and the correction table's
+// size and range live in reference/: the double-precision references your
+// temperatures are checked against read the tables alike.
+#include "../../reference/lesson12_thermo_shared.hpp"
+
 namespace lesson12 {
 
 // The constants below are read by device code too. Clang 19 warns
 // (-Wopenmp-target: "declaration is not declared in any declare target
 // region") about a constexpr global that device code uses unless it is
 // declared target as well, though it folds the value in either way; the
-// block silences that. The tables after it are yours to place (thermo.cpp).
+// block silences that (and so does the one in reference/ for the constants it
+// holds). The tables after it are yours to place (thermo.cpp).
 #pragma omp begin declare target
 
 /// Below this many readings convert() runs on the host: a kernel launch and
@@ -32,21 +38,10 @@ inline constexpr int kPhysicsSize = 2;
 inline constexpr int kVoltsPerCount = 0;  ///< index of volts per ADC count in physics
 inline constexpr int kZeroCelsius = 1;    ///< index of kelvin at 0 degrees C in physics
 
-/// The calibration polynomial, degrees C from volts: c0 + c1 v + c2 v^2 + c3 v^3.
-/// Its host copy changes only through set_calibration().
-inline constexpr int kCoefficients = 4;
-
-/// The large correction table: correction[j] is added to a temperature in
-/// [kTableLow + j * step, kTableLow + (j + 1) * step), step = (kTableHigh -
-/// kTableLow) / kTableSize; temperatures outside use the first or last
-/// entry. 4 MiB: the device holds it only while a region maps it.
-inline constexpr int kTableSize = 1 << 20;
-inline constexpr float kTableLow = 200.f;   ///< the table's lowest temperature (K)
-inline constexpr float kTableHigh = 400.f;  ///< the end of the table's range (K)
-
 #pragma omp end declare target
 
-/// The tables themselves, defined in thermo.cpp (see the constants above).
+/// The tables themselves, defined in thermo.cpp (their sizes: the constants
+/// above and kCoefficients, kTableSize in reference/lesson12_thermo_shared.hpp).
 extern float physics[kPhysicsSize];
 extern float calibration[kCoefficients];  ///< the calibration polynomial's coefficients
 extern float correction[kTableSize];      ///< the large correction table

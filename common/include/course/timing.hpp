@@ -62,6 +62,31 @@ Timing time_median(F &&f, int reps = 5, int warmup = 1) {
   return summarize(std::move(t));
 }
 
+/// Wall and process-CPU time of the same timed runs, in seconds.
+struct WallAndCpu {
+  Timing wall;  ///< elapsed time of each run (Clock::wall)
+  Timing cpu;   ///< CPU time of all this process's threads in each run (Clock::process_cpu)
+};
+
+/// Runs @p f untimed for @p warmup_seconds (at least once), then @p reps
+/// times timed, each run on both clocks at once: the CPU column of a table
+/// then describes the very runs its wall column does. A warm-up by time, not
+/// by count, suits kernels of microseconds, whose first runs may meet a GPU
+/// that sat idle at a low clock for longer than a few runs take.
+template <class F>
+WallAndCpu time_wall_and_cpu(F &&f, int reps, double warmup_seconds) {
+  const auto t0 = std::chrono::steady_clock::now();
+  do f();
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < warmup_seconds);
+  std::vector<double> wall, cpu;
+  for (int i = 0; i < reps; ++i) {
+    const double c0 = process_cpu_seconds();
+    wall.push_back(time_once(f));
+    cpu.push_back(process_cpu_seconds() - c0);
+  }
+  return {summarize(std::move(wall)), summarize(std::move(cpu))};
+}
+
 /// The one rule for how long a lesson program times a variant: a run that
 /// takes at least this long (seconds) is timed once, and that run is the
 /// measurement. One second is over 10^5 times a kernel launch and the timer's

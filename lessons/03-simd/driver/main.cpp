@@ -5,9 +5,6 @@
 // table follows the 4-byte rule into gathers: a lookup table indexed by 1-byte
 // and by 4-byte samples, against computing the value. Every result is verified.
 //   usage: lesson03 [--n 4194304] [--reps 9] [--size tiny|teaching|full] [--csv FILE] [--only-yours]
-#include <time.h>
-
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -47,17 +44,10 @@ struct Table {
     // Warm up for 50 ms, not a fixed count: timed right after the host-side
     // check, 0.05 ms kernels on an H200 measured up to 7x slower than the same
     // code a moment later (most likely the clock of a GPU that sat idle).
-    for (const auto t0 = std::chrono::steady_clock::now();
-         std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(50);)
-      run();
-    std::vector<double> wall, cpu;
-    for (int k = 0; k < reps; ++k) {
-      const double c0 = course::process_cpu_seconds();
-      wall.push_back(course::time_once(run));
-      cpu.push_back(course::process_cpu_seconds() - c0);
-    }
-    const auto t = course::summarize(wall);
-    const double cpu_ms = course::summarize(cpu).median * 1e3;
+    // Wall and CPU time come from the same runs.
+    const auto timing = course::time_wall_and_cpu(run, reps, 0.050);
+    const auto &t = timing.wall;
+    const double cpu_ms = timing.cpu.median * 1e3;
     const bool host = !course::device_info().is_gpu();
     course::ResultRow r =
         course::make_row(3, experiment, variant, size, t.median * 1e3, bytes / t.median / 1e9, "GB/s", "copy", check.ok);
