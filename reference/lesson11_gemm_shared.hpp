@@ -232,7 +232,7 @@ void gemm(int n, const float *A, const float *B, float *C) {
   const auto aligned = [](const float *p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   // The 16-byte loads read the device's copies, and OpenMP promises nothing
   // about their alignment (nor where in a caller's mapping A starts): map A
-  // and B first, then test their device addresses (README, Concepts 3).
+  // and B first, then test their device addresses (lesson 11's README, Concepts 3).
 #pragma omp target data map(to : A[0:nn], B[0:nn]) map(from : C[0:nn])
   {
     bool vec = n % 4 == 0;

@@ -1,6 +1,6 @@
 // lesson11_plain.cpp -- lesson 11's baselines (lesson11_plain.hpp): the
 // starter's per-thread code, each in the same team kernel as the student's
-// (the templates of the lesson's headers), instantiated here.
+// (the templates of reference/lesson11_*_shared.hpp), instantiated here.
 #include "lesson11_plain.hpp"
 
 #include <omp.h>

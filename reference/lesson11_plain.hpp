@@ -6,7 +6,7 @@
 ///        Fixed code, never the student's.
 ///
 /// Each baseline runs the same team kernel as the student's function (the
-/// templates in the lesson's headers), so a speedup measures the step alone.
+/// templates in reference/lesson11_*_shared.hpp), so a speedup measures the step alone.
 #pragma once
 
 #include <cstddef>

@@ -15,9 +15,11 @@ namespace {
 // Step 11.4: the register tile of the SGEMM kernel (`gemm`): how many rows
 // of C each thread owns (columns: 8), and one k-tile's product for its block.
 // The given kernel has copied the team's tiles into team-local memory: As
-// transposed, As[k][g] holding rows 4g..4g+3 at depth k, and Bs[k][g]
-// columns 4g..4g+3. Thread (ty, tx) owns rows GemmShape::row_of(ty, r) and
-// columns col_of(tx, c) of the team's C tile; acc holds its sums so far.
+// transposed, As[k][v] holding rows 4v..4v+3 at depth k, and Bs[k][v]
+// columns 4v..4v+3 (GemmShape and Vec4: reference/lesson11_gemm_shared.hpp).
+// Thread (ty, tx) owns rows GemmShape<gemm_rows_per_thread>::row_of(ty, r)
+// and columns ...::col_of(tx, c) of the team's C tile; acc holds its sums so
+// far.
 // TODO(11.4): Give each thread a taller block of C, 16 rows instead of lesson
 // 5's 8, so that each Vec4 read from team-local memory feeds more
 // multiply-adds; then add this k-tile's product into acc: per k, the

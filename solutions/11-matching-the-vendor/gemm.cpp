@@ -15,9 +15,11 @@ namespace {
 // Step 11.4: the register tile of the SGEMM kernel (`gemm`): how many rows
 // of C each thread owns (columns: 8), and one k-tile's product for its block.
 // The given kernel has copied the team's tiles into team-local memory: As
-// transposed, As[k][g] holding rows 4g..4g+3 at depth k, and Bs[k][g]
-// columns 4g..4g+3. Thread (ty, tx) owns rows GemmShape::row_of(ty, r) and
-// columns col_of(tx, c) of the team's C tile; acc holds its sums so far.
+// transposed, As[k][v] holding rows 4v..4v+3 at depth k, and Bs[k][v]
+// columns 4v..4v+3 (GemmShape and Vec4: reference/lesson11_gemm_shared.hpp).
+// Thread (ty, tx) owns rows GemmShape<gemm_rows_per_thread>::row_of(ty, r)
+// and columns ...::col_of(tx, c) of the team's C tile; acc holds its sums so
+// far.
 // SOLUTION(11.4): 16 rows, cuBLAS's shape (a 256 x 128 team tile): per k
 // four Vec4 of A and two of B from team-local memory feed 128
 // multiply-adds, where lesson 5's 8 x 8 tile gets 64 from four. Every index
