@@ -6,7 +6,7 @@ ceiling" column, beside the source articles' figures. Writes report.md,
 report.csv, each program's own CSV and log, and PNG plots (matplotlib) under
 BUILD/report/ (or --out).
 
-    report.py --build BUILD [--tiny | --full] [--lessons 1,3] [--out DIR] [--goals CSV]
+    report.py --build BUILD [--tiny | --full] [--lessons 1,3] [--out DIR] [--goals CSV] [--kernel-time]
 
 How the host waits for the GPU is COURSE_CUDA_WAIT's (spin, the default, or
 block; common/src/cuda_wait.cpp): every program gets it, and report.md says
@@ -50,6 +50,7 @@ sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 
 from course_report.analyse import annotate, ceilings_from  # noqa: E402
 from course_report.goals import DEFAULT_GOALS, apply_goals, read_goals  # noqa: E402
+from course_report.kernel_time import DEFAULT_KERNELS, kernel_times, read_kernel_table  # noqa: E402
 from course_report.render import missing_why, render, write_csv  # noqa: E402
 from course_report.run import (Step, build_info, commit_of, cuda_wait, describe, find_lessons,  # noqa: E402
                                finished_before, first_device_line, run_step, size_args, unread_columns)
@@ -78,6 +79,9 @@ def parse_args(argv):
                    help="seconds allowed per program (default 120 tiny, 900 otherwise)")
     p.add_argument("--goals", default="",
                    help=f"the table of the design's goals (default {os.path.relpath(DEFAULT_GOALS, SOURCE_DIR)})")
+    p.add_argument("--kernel-time", action="store_true",
+                   help="GPU builds: run each lesson program that lessons/kernels.csv names once more under ncu "
+                        "and show its kernels' own device time beside the vendor's")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--no-starters", action="store_true", help="do not run the untouched starters")
     p.add_argument("--resume", action="store_true",
@@ -113,6 +117,14 @@ def parse_args(argv):
             p.error(f"--goals: cannot read '{path}': {e.strerror}")
         except ValueError as e:
             p.error(f"the goals table: {e}")
+    a.kernel_table = []
+    if a.kernel_time:
+        try:
+            a.kernel_table = read_kernel_table(DEFAULT_KERNELS)
+        except OSError as e:
+            p.error(f"--kernel-time: cannot read '{DEFAULT_KERNELS}': {e.strerror}")
+        except ValueError as e:
+            p.error(f"the kernels table: {e}")
     a.mode = "tiny" if a.tiny else "full" if a.full else "teaching"
     if not a.timeout:
         a.timeout = 120 if a.tiny else 900
@@ -247,6 +259,8 @@ def main(argv):
     ceilings = ceilings_from(rows)
     annotate(rows, ceilings, device_class)
     apply_goals(rows, args.goals_table or [], device_class)
+    if args.kernel_time:
+        kernel_times(rows, steps, args.kernel_table, gpu, args.timeout, logdir, notes)
     device_line = first_device_line(os.path.join(logdir, "ceilings.log")) or "device: unknown"
     wait_line = wait_text(device_class, first_device_line(os.path.join(logdir, "ceilings.log"), "gpu wait:"))
     elapsed = time.monotonic() - t_start

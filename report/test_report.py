@@ -16,8 +16,10 @@
                                               picks its sizes (and none: defaults)
     test_report.py --vendor-clocks            the vendor table sets both sides per
                                               call (host clock) beside the vendor's
-                                              kernel (CUDA events), each labelled;
-                                              the GPU wait is said and passed on
+                                              kernel (CUDA events) and, with
+                                              --kernel-time, the course's (ncu),
+                                              each labelled; the GPU wait is said
+                                              and passed on
     test_report.py --goals                    the design's goals come from one table
                                               (lessons/goals.csv): the rows a line
                                               selects get its goal, shown met or not
@@ -30,6 +32,7 @@ import csv
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -38,7 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.path.join(HERE, "report.py")
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
-from course_report import analyse, goals, render, run, schema  # noqa: E402
+from course_report import analyse, goals, kernel_time, render, run, schema  # noqa: E402
 
 problems = []
 
@@ -322,19 +325,28 @@ def vendor_clocks():
     print(table)
     head = table.splitlines()[0]
     for label in ("vendor kernel, ms (CUDA events)", "vendor per call, ms (host clock)",
-                  "course per call, ms (host clock)", "course kernel, ms (device)",
-                  "% of vendor per call (host clock both)", "% of vendor kernel (course per call)"):
+                  "course per call, ms (host clock)", "course kernel, ms (device, ncu)",
+                  "% of vendor per call (host clock both)", "% of vendor kernel"):
         check(label in head, f"the vendor table has the column '{label}'")
     line = next((ln for ln in table.splitlines() if "`cub-sum-float`" in ln), "")
     cells = [c.strip() for c in line.strip("|").split("|")]
     want = ["`cub-sum-float`", "L11", "sum float: solution", "1000000", "1.000", "1.250", "2.000", "n/a", "62.5 %",
-            "50.0 %"]
+            "50.0 % (course per call)"]
     check(cells == want, f"CUB's row: kernel 1.0 ms, per call 1.25 ms, the course 2.0 ms per call: 62.5 % on one "
                          f"clock, 50 % of the kernel: {cells}")
     line = next((ln for ln in table.splitlines() if "`sgemm`" in ln), "")
     check("not measured" in line, f"a vendor row without its per-call twin says 'not measured': {line}")
-    check("not available" in table and "LIBOMPTARGET_PROFILE" in table,
-          "the table says the OpenMP kernel's own time is not available, and why")
+    check("--kernel-time" in table and "LIBOMPTARGET_PROFILE" in table,
+          "the table says where the OpenMP kernel's own time comes from, and why not from LLVM")
+    # With --kernel-time: the course's kernel alone took 0.8 ms (mean of 3 calls): 125 % of CUB's, both on the GPU.
+    for r in rows:
+        if r["lesson"] == 11:
+            r["device_ms"], r["device_calls"] = 0.8, 3
+    line = next((ln for ln in render.vendor_table(rows, ceilings).splitlines() if "`cub-sum-float`" in ln), "")
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    check(cells[7:] == ["0.800 (3 calls)", "62.5 %", "125.0 % (device both)"],
+          f"with ncu's 0.8 ms: the kernel column and 1.0 / 0.8 on the GPU's clock: {cells[7:]}")
+    kernel_times_from_ncu()
     # The wait: said under the title, and given to every program.
     import report as report_main   # report/report.py
     saved = os.environ.pop("COURSE_CUDA_WAIT", None)
@@ -355,6 +367,48 @@ def vendor_clocks():
         os.environ.pop("COURSE_CUDA_WAIT", None)
         if saved is not None:
             os.environ["COURSE_CUDA_WAIT"] = saved
+
+
+def kernel_times_from_ncu():
+    """--kernel-time: ncu's CSV (raw and details pages) is read in ms, a row's device time is its kernels' sum
+    per call (the baseline's kernels left out), and the course's kernels table reads."""
+    raw = ('==PROF== Connected to process\n"ID","Kernel Name","Block Size","gpu__time_duration.sum"\n'
+           '"","","","nsecond"\n'
+           '"0","__omp_offloading_1_2__ZN8lesson1114team_histogramIXadL_ZNS0_12thread_countEPKf_l144","(256,1,1)","2000"\n'
+           '"1","__omp_offloading_1_2__ZN8lesson1114team_histogramIXadL_ZNS0_12thread_countEPKf_l146","(256,1,1)","300000"\n'
+           '"2","__omp_offloading_1_2__ZN8lesson1114team_histogramIXadL_ZNS0_12thread_countEPKf_l144","(256,1,1)","2000"\n'
+           '"3","__omp_offloading_1_2__ZN8lesson1114team_histogramIXadL_ZNS0_12thread_countEPKf_l146","(256,1,1)","310000"\n'
+           '"4","__omp_offloading_1_2__ZN8lesson1114team_histogramIXadL_ZN6course8baseline18plain_thread_countE_l146",'
+           '"(256,1,1)","900000"\n')
+    kernels = kernel_time.parse_ncu_csv(raw)
+    check(len(kernels) == 5 and abs(kernels[1][1] - 0.3) < 1e-12,
+          f"the raw page: 5 kernels, the units line read (300000 nsecond = 0.3 ms): {kernels[:2]}")
+    pattern = re.compile("team_histogram(?!.*plain_thread_count)")
+    got = kernel_time.per_call_ms(kernels, pattern)
+    check(got is not None and abs(got[0] - 0.307) < 1e-9 and got[1] == 2,
+          f"two calls of a zeroing and a counting kernel, the baseline's left out: 0.307 ms per call: {got}")
+    details = ('"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'
+               '"0","k1","gpu__time_duration.sum","usecond","12.5"\n"0","k1","other","byte","7"\n')
+    kernels = kernel_time.parse_ncu_csv(details)
+    check(kernels == [("k1", 0.0125)], f"the details page: one kernel of 12.5 us: {kernels}")
+    for bad in ("==PROF== no kernels were profiled\n", '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'):
+        try:
+            kernel_time.parse_ncu_csv(bad)
+            check(False, f"ncu output without kernels is refused: {bad!r}")
+        except ValueError as e:
+            check(True, f"ncu output without kernels is refused: {e}")
+    rows = [dict(lesson=11, experiment="histogram 256", variant="solution", size="1000", role="kernel", run="solution"),
+            dict(lesson=11, experiment="histogram 256", variant="baseline", size="1000", role="baseline",
+                 run="solution")]
+    table = [dict(lesson=11, experiment="histogram *", kernels=pattern.pattern, pattern=pattern, why="x")]
+    notes = []
+    kernel_time.assign(rows, 11, table, kernel_time.parse_ncu_csv(raw), notes)
+    check(abs(rows[0].get("device_ms", 0) - 0.307) < 1e-9 and "device_ms" not in rows[1] and not notes,
+          f"assign: the kernel-under-test row gets 0.307 ms, the baseline's row nothing: {rows}, {notes}")
+    course = kernel_time.read_kernel_table(kernel_time.DEFAULT_KERNELS)
+    check(len(course) > 0 and all(t["lesson"] in schema.source_lessons() for t in course),
+          f"{os.path.relpath(kernel_time.DEFAULT_KERNELS, schema.SOURCE_DIR)} reads: {len(course)} lines, "
+          "every one of a lesson that exists")
 
 
 def goals_table():

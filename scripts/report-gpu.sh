@@ -63,11 +63,12 @@
 #                each GPU's CUDA context spin before LLVM's plugin starts;
 #                block: LLVM's own blocking sync, the host asleep until an
 #                interrupt, about 0.1 ms a call; common/src/cuda_wait.cpp)
-# Report options: --tiny | --full, --lessons 1,3, --out DIR, --timeout S, --no-plots, --no-starters, --resume.
+# Report options: --tiny | --full, --lessons 1,3, --out DIR, --timeout S, --no-plots, --no-starters, --resume,
+#   --kernel-time (the course's kernels on the GPU's clock: each lesson program of lessons/kernels.csv once more under ncu).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "report-gpu.sh: error: $*" >&2; exit 2; }
-usage() { sed -n '2,66p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,67p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # A bundle given as BUNDLE.tar.xz is unpacked once into $COURSE_BUNDLE_DIR
 # (again only when the tarball changed, so what `test` and `run` leave there

@@ -174,11 +174,14 @@ VENDOR_CLOCKS = (
     "clock*: one call timed on the host's steady clock from the call to the end of its synchronisation "
     "(cudaDeviceSynchronize for the vendor; the end of the target region, with any result it maps back, for the "
     "course), the median of each program's runs. The per-call columns compare like with like. *Course kernel, "
-    "device*: not available: LLVM 19's and 21's CUDA plugin give no device time for an OpenMP kernel without a "
-    "profiler (no OMPT device-trace records; LIBOMPTARGET_PROFILE's entries are host-side time scopes), so the "
-    "course's figure is its per-call time, and the last column divides the vendor's kernel time by it: it charges "
-    "the course for the launch and the wait that the vendor's figure leaves out (`nsys` gives the kernels' own "
-    "times). Under `--cuda-wait block` (COURSE_CUDA_WAIT=block) every per-call time holds a wake-up from sleep.\n")
+    "device (ncu)*: LLVM 19's and 21's CUDA plugin give no device time for an OpenMP kernel (no OMPT device-trace "
+    "records; LIBOMPTARGET_PROFILE's entries are host-side scopes), so `report.py --kernel-time` runs the lesson "
+    "program once more under Nsight Compute with the clocks left alone and takes each kernel's "
+    "`gpu__time_duration`: the kernels one call launches (lessons/kernels.csv), summed, the mean of the calls it "
+    "timed; both kernel columns are then on the GPU's clock. Without `--kernel-time` (or without ncu) that column "
+    "says n/a and the last one divides the vendor's kernel time by the course's per-call time, which charges the "
+    "course for the launch and the wait that the vendor's figure leaves out. Under `--cuda-wait block` "
+    "(COURSE_CUDA_WAIT=block) every per-call time holds a wake-up from sleep.\n")
 
 
 def vendor_table(rows, ceilings):
@@ -213,15 +216,19 @@ def vendor_table(rows, ceilings):
             if call and call["rate"] > 0:
                 mine = rate_in(r, call["unit"])
                 same = fmt(100.0 * mine / call["rate"], 1, " %") if mine else ""
+            dev = r.get("device_ms")
+            kernel_share = (fmt(100.0 * c["time_ms"] / dev, 1, " %") + " (device both)" if dev and at == ""
+                            else fmt(r["pct_of_ceiling"], 1, " %") + " (course per call)")
             body.append([f"`{name}`" if k == 0 else "", f"L{n}", f"{r['experiment']}: {r['variant']}", r["size"],
                          fmt(c["time_ms"], 3) + at, (fmt(call["time_ms"], 3) + at) if call else "not measured",
-                         fmt(r["time_ms"], 3), "n/a", same or "n/a", fmt(r["pct_of_ceiling"], 1, " %")])
+                         fmt(r["time_ms"], 3), fmt(dev, 3) + f" ({r['device_calls']} calls)" if dev else "n/a",
+                         same or "n/a", kernel_share])
     if not body:
         return "_No vendor program ran here (see the ceilings' notes)._\n"
     return md_table(["vendor's code", "lesson", "the course's kernel", "size",
                      "vendor kernel, ms (CUDA events)", "vendor per call, ms (host clock)",
-                     "course per call, ms (host clock)", "course kernel, ms (device)",
-                     "% of vendor per call (host clock both)", "% of vendor kernel (course per call)"],
+                     "course per call, ms (host clock)", "course kernel, ms (device, ncu)",
+                     "% of vendor per call (host clock both)", "% of vendor kernel"],
                     body, ["---", "---", "---", "---", "---:", "---:", "---:", "---:", "---:", "---:"]) + "\n\n" + \
         (VENDOR_CLOCKS if any(not n.startswith("host-") for n in vendors) else "") + \
         ("The host's vendor (`host-*`, OpenBLAS) runs on the host: its one time is per call, on the host's clock, "
