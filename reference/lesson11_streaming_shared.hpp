@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include <cstddef>
+#include <new>
 
 #include "course/device.hpp"
 
@@ -77,8 +78,8 @@ inline int bin_of(float x) {
 // (256 bytes or more), so every block starts as far from a 16-byte boundary
 // as x itself does; inside the block the team's threads interleave
 // (neighbouring threads, neighbouring addresses: a warp's loads coalesce).
-// The sum adds each thread's share into a team partial and each team's into
-// the total; the histogram counts into 256 team-local bins and merges them
+// The sum adds each thread's share into a team partial, which each team
+// leaves in pinned host memory for the host to add up; the histogram counts into 256 team-local bins and merges them
 // into hist once per team (lesson 6's two steps, unchanged). Each is a
 // template over the per-thread function: streaming.inc instantiates them
 // with your thread_sum and thread_count, the reference library
@@ -109,12 +110,35 @@ template <class T>
 using ShareSum = T (*)(const T *, unsigned, unsigned, unsigned);
 using ShareCount = void (*)(const float *, unsigned, unsigned, unsigned, int *);
 
+// Pinned host memory for @p count partial sums of type T, the same block on
+// every call (grown when a call needs more). The teams store their partials
+// straight into it: LLVM's llvm_omp_target_host_mem_alloc (lesson 9.4) gives
+// page-locked memory at one address for host and GPU, so a sum's call is one
+// kernel launch and one wait, as a CUB call is, with no copy of a result
+// before or after it (on an H200 a map(tofrom) of the 4-byte total cost
+// 10-17 us a call: docs/results/h200-2026-11-29-kernels.md). Never freed: the
+// block lives as long as the program (LLVM's runtime may be gone by the time
+// a static destructor would free it). One call at a time per program.
+template <class T>
+T *host_partials(int count) {
+  static T *block = nullptr;
+  static int size = 0;
+  if (count > size) {
+    omp_free(block, llvm_omp_target_host_mem_alloc);
+    block = static_cast<T *>(omp_alloc(sizeof(T) * static_cast<std::size_t>(count), llvm_omp_target_host_mem_alloc));
+    if (block == nullptr) throw std::bad_alloc();
+    size = count;
+  }
+  return block;
+}
+
 template <class T, ShareSum<T> share>
 T team_sum(const T *x, std::size_t n, Launch launch) {
   if (launch.teams <= 0 || launch.threads <= 0) launch = default_launch(n, 8);
-  T total = 0;
+  T *partial = host_partials<T>(launch.teams);
+  for (int t = 0; t < launch.teams; ++t) partial[t] = 0;  // a team the runtime does not start adds nothing
   // SNIPPET(team-sum)
-#pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads) map(to : x[0:n]) map(tofrom : total)
+#pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads) map(to : x[0:n]) is_device_ptr(partial)
   {
     T team_total = 0;  // one per team (OpenMP); LLVM puts it in a GPU's team-local memory
 #pragma omp parallel
@@ -126,12 +150,11 @@ T team_sum(const T *x, std::size_t n, Launch launch) {
 #pragma omp atomic update
       team_total += mine;
 #pragma omp barrier
-      if (tid == 0) {
-#pragma omp atomic update
-        total += team_total;
-      }
+      if (tid == 0) partial[omp_get_team_num()] = team_total;  // into pinned host memory
     }
   }
+  T total = 0;  // the host adds the teams' partials (about a thousand on a GPU)
+  for (int t = 0; t < launch.teams; ++t) total += partial[t];
   // END SNIPPET
   return total;
 }

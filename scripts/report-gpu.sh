@@ -112,6 +112,12 @@ case "$cmd" in
     for d in "$build"/lessons/[0-9][0-9]-*/; do
       name=$(basename "$d"); nn=${name:0:2}
       [ -x "$d/lesson$nn" ] || continue
+      # A lesson renamed since the build folder was made leaves its old folder
+      # there, with binaries of the old code: only lessons the sources hold go.
+      if [ ! -d "$repo/lessons/$name" ]; then
+        echo "report-gpu.sh: left out $d: no lessons/$name in the sources (a folder of an older build)" >&2
+        continue
+      fi
       mkdir -p "$bundle/lessons/$name"
       cp "$d/lesson$nn" "$bundle/lessons/$name/"
       [ -x "$d/lesson${nn}_starter" ] && cp "$d/lesson${nn}_starter" "$bundle/lessons/$name/"
