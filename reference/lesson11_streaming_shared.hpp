@@ -136,7 +136,13 @@ template <class T, ShareSum<T> share>
 T team_sum(const T *x, std::size_t n, Launch launch) {
   if (launch.teams <= 0 || launch.threads <= 0) launch = default_launch(n, 8);
   T *partial = host_partials<T>(launch.teams);
-  for (int t = 0; t < launch.teams; ++t) partial[t] = 0;  // a team the runtime does not start adds nothing
+  // Every access to partial is atomic: on the host device the teams are
+  // threads of this process, and a race checker (ThreadSanitizer) sees no
+  // order between them and the host other than atomics.
+  for (int t = 0; t < launch.teams; ++t) {
+#pragma omp atomic write
+    partial[t] = T(0);  // a team the runtime does not start adds nothing
+  }
   // SNIPPET(team-sum)
 #pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads) map(to : x[0:n]) is_device_ptr(partial)
   {
@@ -150,11 +156,19 @@ T team_sum(const T *x, std::size_t n, Launch launch) {
 #pragma omp atomic update
       team_total += mine;
 #pragma omp barrier
-      if (tid == 0) partial[omp_get_team_num()] = team_total;  // into pinned host memory
+      if (tid == 0) {
+#pragma omp atomic write
+        partial[omp_get_team_num()] = team_total;  // into pinned host memory
+      }
     }
   }
   T total = 0;  // the host adds the teams' partials (about a thousand on a GPU)
-  for (int t = 0; t < launch.teams; ++t) total += partial[t];
+  for (int t = 0; t < launch.teams; ++t) {
+    T p;
+#pragma omp atomic read
+    p = partial[t];
+    total += p;
+  }
   // END SNIPPET
   return total;
 }
