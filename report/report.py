@@ -109,26 +109,24 @@ def parse_args(argv):
         p.error(f"COURSE_CUDA_WAIT must be 'spin' or 'block' (or unset: spin), got "
                 f"'{os.environ.get('COURSE_CUDA_WAIT')}'")
     a.goals_table = None   # None: the default table is missing (a note says so)
-    path = a.goals or DEFAULT_GOALS
-    if a.goals or os.path.exists(path):
-        try:
-            a.goals_table = read_goals(path)
-        except OSError as e:
-            p.error(f"--goals: cannot read '{path}': {e.strerror}")
-        except ValueError as e:
-            p.error(f"the goals table: {e}")
-    a.kernel_table = []
-    if a.kernel_time:
-        try:
-            a.kernel_table = read_kernel_table(DEFAULT_KERNELS)
-        except OSError as e:
-            p.error(f"--kernel-time: cannot read '{DEFAULT_KERNELS}': {e.strerror}")
-        except ValueError as e:
-            p.error(f"the kernels table: {e}")
+    if a.goals or os.path.exists(DEFAULT_GOALS):
+        a.goals_table = course_table(p, "--goals", a.goals or DEFAULT_GOALS, read_goals, "the goals table")
+    a.kernel_table = (course_table(p, "--kernel-time", DEFAULT_KERNELS, read_kernel_table, "the kernels table")
+                      if a.kernel_time else [])
     a.mode = "tiny" if a.tiny else "full" if a.full else "teaching"
     if not a.timeout:
         a.timeout = 120 if a.tiny else 900
     return a, p
+
+
+def course_table(p, option, path, read, what):
+    """One of the course's tables (goals, kernels) read by @p read; a bad one ends the run with one line."""
+    try:
+        return read(path)
+    except OSError as e:
+        p.error(f"{option}: cannot read '{path}': {e.strerror}")
+    except ValueError as e:
+        p.error(f"{what}: {e}")
 
 
 def wait_text(device_class, said):

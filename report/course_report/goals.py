@@ -16,12 +16,12 @@ A line of the table (CSV, GOAL_COLUMNS) selects a row by:
 and gives goal_pct (> 0) and why (where the number comes from)."""
 from __future__ import annotations
 
-import csv
 import fnmatch
 import os
 
 from .analyse import size_key
 from .schema import SOURCE_DIR
+from .tables import table_lines
 
 GOAL_COLUMNS = ["lesson", "experiment", "variant", "role", "device", "min_size", "in_cache", "goal_pct", "why"]
 # Where the course keeps its goals (report.py --goals names another table).
@@ -31,29 +31,23 @@ DEFAULT_GOALS = os.path.join(SOURCE_DIR, "lessons", "goals.csv")
 def read_goals(path):
     """The lines of the goals table at @p path, checked; ValueError naming the file and line where one is wrong."""
     goals = []
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        if reader.fieldnames != GOAL_COLUMNS:
-            raise ValueError(f"{path}: the header must be {','.join(GOAL_COLUMNS)}, not "
-                             f"{','.join(reader.fieldnames or [])}")
-        for g in reader:
-            where = f"{path}:{reader.line_num}"
-            try:
-                g["lesson"] = int(g["lesson"])
-                g["goal_pct"] = float(g["goal_pct"])
-            except (TypeError, ValueError):
-                raise ValueError(f"{where}: lesson and goal_pct must be numbers") from None
-            if g["goal_pct"] <= 0:
-                raise ValueError(f"{where}: goal_pct must be above 0, not {g['goal_pct']:g}")
-            if g["device"] not in ("", "gpu", "host"):
-                raise ValueError(f"{where}: device must be gpu, host or empty, not '{g['device']}'")
-            if g["in_cache"] not in ("", "yes", "no"):
-                raise ValueError(f"{where}: in_cache must be yes, no or empty, not '{g['in_cache']}'")
-            if g["min_size"] and size_key(g["min_size"]) <= 0:
-                raise ValueError(f"{where}: min_size '{g['min_size']}' has no number in it")
-            if not g["why"].strip():
-                raise ValueError(f"{where}: why is empty: say where the goal comes from")
-            goals.append(g)
+    for where, g in table_lines(path, GOAL_COLUMNS):
+        try:
+            g["lesson"] = int(g["lesson"])
+            g["goal_pct"] = float(g["goal_pct"])
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: lesson and goal_pct must be numbers") from None
+        if g["goal_pct"] <= 0:
+            raise ValueError(f"{where}: goal_pct must be above 0, not {g['goal_pct']:g}")
+        if g["device"] not in ("", "gpu", "host"):
+            raise ValueError(f"{where}: device must be gpu, host or empty, not '{g['device']}'")
+        if g["in_cache"] not in ("", "yes", "no"):
+            raise ValueError(f"{where}: in_cache must be yes, no or empty, not '{g['in_cache']}'")
+        if g["min_size"] and size_key(g["min_size"]) <= 0:
+            raise ValueError(f"{where}: min_size '{g['min_size']}' has no number in it")
+        if not g["why"].strip():
+            raise ValueError(f"{where}: why is empty: say where the goal comes from")
+        goals.append(g)
     return goals
 
 

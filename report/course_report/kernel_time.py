@@ -23,6 +23,7 @@ import subprocess
 
 from .run import child_env, command, option_flags
 from .schema import SOURCE_DIR
+from .tables import table_lines
 
 KERNEL_COLUMNS = ["lesson", "experiment", "kernels", "why"]
 DEFAULT_KERNELS = os.path.join(SOURCE_DIR, "lessons", "kernels.csv")
@@ -35,24 +36,18 @@ UNIT_MS = {"ns": 1e-6, "nsecond": 1e-6, "us": 1e-3, "usecond": 1e-3, "ms": 1.0, 
 def read_kernel_table(path):
     """The lines of the kernels table at @p path, checked; ValueError naming the file and line where one is wrong."""
     lines = []
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        if reader.fieldnames != KERNEL_COLUMNS:
-            raise ValueError(f"{path}: the header must be {','.join(KERNEL_COLUMNS)}, not "
-                             f"{','.join(reader.fieldnames or [])}")
-        for k in reader:
-            where = f"{path}:{reader.line_num}"
-            try:
-                k["lesson"] = int(k["lesson"])
-            except (TypeError, ValueError):
-                raise ValueError(f"{where}: lesson must be a number") from None
-            try:
-                k["pattern"] = re.compile(k["kernels"])
-            except re.error as e:
-                raise ValueError(f"{where}: kernels is not a regular expression: {e}") from None
-            if not k["experiment"] or not k["why"].strip():
-                raise ValueError(f"{where}: experiment and why must be given")
-            lines.append(k)
+    for where, k in table_lines(path, KERNEL_COLUMNS):
+        try:
+            k["lesson"] = int(k["lesson"])
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: lesson must be a number") from None
+        try:
+            k["pattern"] = re.compile(k["kernels"])
+        except re.error as e:
+            raise ValueError(f"{where}: kernels is not a regular expression: {e}") from None
+        if not k["experiment"] or not k["why"].strip():
+            raise ValueError(f"{where}: experiment and why must be given")
+        lines.append(k)
     return lines
 
 
