@@ -370,7 +370,7 @@ def vendor_clocks():
 
 
 def kernel_times_from_ncu():
-    """--kernel-time: ncu's CSV (raw and details pages) is read in ms, a row's device time is its kernels' sum
+    """--kernel-time: ncu's CSV (its raw page; another page is refused) is read in ms, a row's device time is its kernels' sum
     per call (the baseline's kernels left out), and the course's kernels table reads."""
     raw = ('==PROF== Connected to process\n"ID","Kernel Name","Block Size","gpu__time_duration.sum"\n'
            '"","","","nsecond"\n'
@@ -387,16 +387,15 @@ def kernel_times_from_ncu():
     got = kernel_time.per_call_ms(kernels, pattern)
     check(got is not None and abs(got[0] - 0.307) < 1e-9 and got[1] == 2,
           f"two calls of a zeroing and a counting kernel, the baseline's left out: 0.307 ms per call: {got}")
-    details = ('"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'
-               '"0","k1","gpu__time_duration.sum","usecond","12.5"\n"0","k1","other","byte","7"\n')
-    kernels = kernel_time.parse_ncu_csv(details)
-    check(kernels == [("k1", 0.0125)], f"the details page: one kernel of 12.5 us: {kernels}")
-    for bad in ("==PROF== no kernels were profiled\n", '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'):
+    kernels = kernel_time.parse_ncu_csv(raw.replace('"nsecond"', '"usecond"'))
+    check(abs(kernels[1][1] - 300.0) < 1e-9, f"the units line is read: 300000 usecond = 300 ms: {kernels[1]}")
+    for bad in ("==PROF== no kernels were profiled\n", '"ID","Kernel Name","gpu__time_duration.sum"\n"","","ns"\n',
+                '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","k1","gpu__time_duration.sum","ns","5"\n'):
         try:
             kernel_time.parse_ncu_csv(bad)
-            check(False, f"ncu output without kernels is refused: {bad!r}")
+            check(False, f"ncu output without kernels (or not its raw page) is refused: {bad!r}")
         except ValueError as e:
-            check(True, f"ncu output without kernels is refused: {e}")
+            check(True, f"ncu output without kernels (or not its raw page) is refused: {e}")
     rows = [dict(lesson=11, experiment="histogram 256", variant="solution", size="1000", role="kernel", run="solution"),
             dict(lesson=11, experiment="histogram 256", variant="baseline", size="1000", role="baseline",
                  run="solution")]

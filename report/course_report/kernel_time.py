@@ -67,30 +67,21 @@ def ncu_command(ncu, log, argv):
 
 
 def parse_ncu_csv(text):
-    """[(kernel name, ms)] from ncu's CSV: the raw page (a column per metric, a row of units under the
-    header) or the details page (Metric Name / Metric Unit / Metric Value); lines before the header
-    (==PROF== messages) are skipped. ValueError where no kernel row is found."""
+    """[(kernel name, ms)] from ncu's CSV raw page (ncu_command's: a column per metric, a line of units
+    under the header); lines before the header (==PROF== messages) are skipped. ValueError where no
+    kernel line is found."""
     lines = text.splitlines()
     start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"')), None)
     if start is None:
         raise ValueError("no CSV header (\"ID\", ...) in ncu's output")
-    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
-    head, body = rows[0], rows[1:]
+    head, *body = csv.reader(io.StringIO("\n".join(lines[start:])))
     col = {name: k for k, name in enumerate(head)}
-    if "Kernel Name" not in col:
-        raise ValueError("ncu's CSV has no 'Kernel Name' column")
-    out = []
-    if "Metric Name" in col:   # details page: one line per metric
-        for r in body:
-            if len(r) == len(head) and r[col["Metric Name"]] == METRIC:
-                unit = r[col["Metric Unit"]].strip()
-                out.append((r[col["Kernel Name"]], float(r[col["Metric Value"]].replace(",", "")) * UNIT_MS[unit]))
-    elif METRIC in col:        # raw page: the units line first
-        units = body[0] if body and not body[0][col["ID"]].strip().isdigit() else None
-        unit = (units[col[METRIC]].strip() if units else "ns") or "ns"
-        for r in body[1 if units else 0:]:
-            if len(r) == len(head) and r[col["ID"]].strip().isdigit():
-                out.append((r[col["Kernel Name"]], float(r[col[METRIC]].replace(",", "")) * UNIT_MS[unit]))
+    if "Kernel Name" not in col or METRIC not in col:
+        raise ValueError(f"ncu's CSV has no 'Kernel Name' or '{METRIC}' column (not its raw page?)")
+    kernels = [r for r in body if len(r) == len(head) and r[col["ID"]].strip().isdigit()]
+    units = next((r[col[METRIC]].strip() for r in body if len(r) == len(head) and not r[col["ID"]].strip()), "")
+    scale = UNIT_MS[units or "ns"]
+    out = [(r[col["Kernel Name"]], float(r[col[METRIC]].replace(",", "")) * scale) for r in kernels]
     if not out:
         raise ValueError(f"no kernel with {METRIC} in ncu's CSV")
     return out
