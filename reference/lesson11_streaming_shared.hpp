@@ -78,8 +78,8 @@ inline int bin_of(float x) {
 // (256 bytes or more), so every block starts as far from a 16-byte boundary
 // as x itself does; inside the block the team's threads interleave
 // (neighbouring threads, neighbouring addresses: a warp's loads coalesce).
-// The sum adds each thread's share into a team partial, which each team
-// leaves in pinned host memory for the host to add up; the histogram counts into 256 team-local bins and merges them
+// The sum leaves each team's partial in pinned host memory for the host to
+// add up; the histogram counts into 256 team-local bins and merges them
 // into hist once per team (lesson 6's two steps, unchanged). Each is a
 // template over the per-thread function: streaming.inc instantiates them
 // with your thread_sum and thread_count, the reference library
@@ -116,7 +116,7 @@ using ShareCount = void (*)(const float *, unsigned, unsigned, unsigned, int *);
 // page-locked memory at one address for host and GPU, so a sum's call is one
 // kernel launch and one wait, as a CUB call is, with no copy of a result
 // before or after it (on an H200 a map(tofrom) of the 4-byte total cost
-// 10-17 us a call: docs/results/h200-2026-11-29-kernels.md). Never freed: the
+// 10-15 us a call: docs/results/h200-2026-11-29-kernels.md). Never freed: the
 // block lives as long as the program (LLVM's runtime may be gone by the time
 // a static destructor would free it). One call at a time per program.
 template <class T>
