@@ -2,7 +2,7 @@
 /// @brief What lesson 11's step 11.4 (gemm.cpp) builds on: the register-tile shape
 ///        `GemmShape`, `Vec4` and the team kernel `gemm`. Shared by the student's
 ///        file (through lessons/11-matching-the-vendor/gemm.hpp) and the baselines
-///        (reference/lesson11_plain.cpp), so that a speedup measures the step
+///        (reference/lesson11_plain_gemm.cpp), so that a speedup measures the step
 ///        alone. Given code: read it, do not edit it.
 #pragma once
 
@@ -63,7 +63,7 @@ struct GemmShape {
 // register tiles in turn and parks their sums in C after each k-tile
 // (lesson 5's any-thread path). A template over the register tile and its
 // product: gemm.inc instantiates it with your gemm_rows_per_thread and
-// multiply_tile, the reference library (reference/lesson11_plain.cpp) with
+// multiply_tile, the reference library (reference/lesson11_plain_gemm.cpp) with
 // lesson 5's 8 x 8 tile, the speed test's baseline. In an unnamed namespace,
 // as if written in each file that instantiates it: the compiler inlines the
 // product into the kernel there.

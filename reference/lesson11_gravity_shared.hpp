@@ -3,7 +3,7 @@
 ///        the launch, the interaction `pull` with its two 1 / sqrt, and the team
 ///        kernel `team_step`. Shared by the student's file (through
 ///        lessons/11-matching-the-vendor/gravity.hpp) and the baselines
-///        (reference/lesson11_plain.cpp), so that a speedup measures the step
+///        (reference/lesson11_plain_gravity.cpp), so that a speedup measures the step
 ///        alone. Given code: read it, do not edit it.
 #pragma once
 
@@ -137,7 +137,7 @@ inline void pull(float xi, float yi, float zi, const Body4 &j, float &ax, float 
 // any other thread count (the host device, an odd launch) every thread takes
 // P bodies and whole tiles. A template over the per-thread function:
 // gravity.inc instantiates it with your tile_forces, the reference library
-// (reference/lesson11_plain.cpp) with the starter's, the speed test's
+// (reference/lesson11_plain_gravity.cpp) with the starter's, the speed test's
 // baseline. In an unnamed namespace, as if written in each file that
 // instantiates it: the compiler inlines the per-thread function there.
 

@@ -3,7 +3,7 @@
 ///        launch shape, the 16-byte `Vec16`, the histogram's bins and the team
 ///        kernels `team_sum` and `team_histogram`. Shared by the student's file
 ///        (through lessons/11-matching-the-vendor/streaming.hpp) and the baselines
-///        (reference/lesson11_plain.cpp), so that a speedup measures the step
+///        (reference/lesson11_plain_streaming.cpp), so that a speedup measures the step
 ///        alone. Given code: read it, do not edit it.
 #pragma once
 
@@ -83,7 +83,7 @@ inline int bin_of(float x) {
 // into hist once per team (lesson 6's two steps, unchanged). Each is a
 // template over the per-thread function: streaming.inc instantiates them
 // with your thread_sum and thread_count, the reference library
-// (reference/lesson11_plain.cpp) with the starter's loops, the speed tests'
+// (reference/lesson11_plain_streaming.cpp) with the starter's loops, the speed tests'
 // baseline. In an unnamed namespace, as if written in each file that
 // instantiates them: the compiler inlines the per-thread function into the
 // kernel there.

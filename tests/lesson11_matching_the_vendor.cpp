@@ -5,7 +5,7 @@
 // for any launch; the SGEMM (11.4) matches a double-precision product at
 // sizes that are no multiple of a tile, on both load paths; and each step is
 // faster than its baseline (the same team kernel with the starter's code in
-// it, reference/lesson11_plain.cpp), timed with the data already on the
+// it, reference/lesson11_plain_*.cpp), timed with the data already on the
 // device. What a step buys only a GPU
 // (16-byte loads, loads in flight, a body j serving several bodies, the
 // hardware's 1 / sqrt, the taller register tile) is also read from your
@@ -42,7 +42,7 @@
 // (docs/results/lesson11-h100-2026-11-26.md).
 // Sum (step 11.1), n = 2^22 host, 2^27 gpu. H100, wall clock: 1.8x (the
 // undone step: 1.0x). On the host device the baseline's loop has `simd
-// reduction` (reference/lesson11_plain.cpp): a vectorising compiler gets from one line what
+// reduction` (reference/lesson11_plain_*.cpp): a vectorising compiler gets from one line what
 // Vec16 and partial sums get, and the loop is memory-bound either way
 // (2-core EPYC, load 13, process CPU time: 0.9x, 2026-11-27; the plain loop
 // without the clause is 3.4x slower than the solution). So the speed test is
@@ -54,14 +54,14 @@
 // (its host value is unused); the compiled-code test grades the step.
 // N-body (step 11.3), one step, n = 2048 host, 65536 gpu; the baseline is the
 // starter's kernel (one body per thread, exact 1 / sqrt), on the host device
-// with `simd reduction` over the tile (lesson11_plain.cpp; without it the solution
+// with `simd reduction` over the tile (lesson11_plain_gravity.cpp; without it the solution
 // was 3.4-3.5x faster, and a student's one-line simd 1.9x). Host, process CPU
 // time: 1.5-1.7x against that (2026-11-27, 2-core EPYC, busy and idle), so
 // the host value is 1.2, and the compiled-code test grades the step there too. H100, wall clock: 1.23x
 // (3.45 -> 2.81 ms per step; ncu, the kernel alone: 4.11 -> 3.33 ms), so the
 // gpu value is 1.1.
 // SGEMM (step 11.4), n = 4096 gpu, 256 host; the baseline is the same kernel
-// with lesson 5's 8 x 8 register tile (lesson11_plain.cpp). H100, wall clock: 1.09x
+// with lesson 5's 8 x 8 register tile (lesson11_plain_gemm.cpp). H100, wall clock: 1.09x
 // (3.41 -> 3.13 ms in the lesson program, 3.51 -> 3.23 ms in this test;
 // docs/results/h100-2026-11-26-sgemm.md), so the gpu value is 1.04. Host,
 // process CPU time: 1.1-1.2x (the any-thread path; a busy 2-core machine),

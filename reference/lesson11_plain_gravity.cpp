@@ -1,0 +1,52 @@
+// lesson11_plain_gravity.cpp -- lesson 11's baseline of step 11.3
+// (lesson11_plain.hpp): the starter's tile_forces in the team kernel of
+// lesson11_gravity_shared.hpp, the same kernel as the student's gravity.cpp.
+//
+// The baselines sit in three files, as the student's code does (streaming.cpp,
+// gravity.cpp, gemm.cpp): LLVM compiles a file's kernels together with the
+// device runtime and tunes that runtime to every kernel in the file, so a
+// kernel's speed depends on its neighbours. Measured on an H200: the same
+// counting kernel ran 0.22 ms in a file of sums and histograms, 0.40 ms in one
+// that also held the N-body and SGEMM kernels (docs/results/h200-2026-11-29-baselines.md).
+#include "lesson11_plain.hpp"
+
+#include <omp.h>
+
+#include <cstddef>
+
+namespace course::baseline::lesson11 {
+namespace {
+
+using ::lesson11::Body4;
+using ::lesson11::exact_inverse_sqrt;
+using ::lesson11::Group;
+using ::lesson11::Launch;
+using ::lesson11::pull;
+
+#pragma omp begin declare target
+
+// The starter's tile_forces: one body, an exact 1 / sqrt. The baseline the
+// speed tests time the student's code against. On a CPU it also gets the one
+// line that puts the tile's bodies j in the vector unit's lanes (`simd
+// reduction`, lesson 3), so that step 11.3 is timed against that; on a GPU
+// the threads are the lanes: the plain loop there.
+inline void plain_tile_forces(const Body4 *tile, int q0, int q1, Group<1> &g) {
+  float ax = 0.0f, ay = 0.0f, az = 0.0f;
+#if !defined(__NVPTX__) && !defined(__AMDGCN__)
+#pragma omp simd reduction(+ : ax, ay, az)
+#endif
+  for (int q = q0; q < q1; ++q) pull<exact_inverse_sqrt>(g.x[0], g.y[0], g.z[0], tile[q], ax, ay, az);
+  g.ax[0] += ax;
+  g.ay[0] += ay;
+  g.az[0] += az;
+}
+
+#pragma omp end declare target
+
+}  // namespace
+
+void plain_nbody_step(::lesson11::Bodies in, ::lesson11::Moved out, int n, Launch launch) {
+  ::lesson11::team_step<1, plain_tile_forces>(in, out, n, launch);
+}
+
+}  // namespace course::baseline::lesson11
