@@ -7,6 +7,13 @@
 ///
 /// Each baseline runs the same team kernel as the student's function (the
 /// templates in reference/lesson11_*_shared.hpp), so a speedup measures the step alone.
+/// They are compiled one file per topic, as the student's code is
+/// (lesson11_plain_streaming.cpp, _gravity.cpp, _gemm.cpp): LLVM compiles a
+/// file's kernels together with its device runtime and tunes that runtime to
+/// every kernel in the file, so a kernel's speed depends on its neighbours.
+/// On an H200 the same counting kernel ran 0.22 ms in a file of sums and
+/// histograms and 0.40 ms in one that also held the N-body and SGEMM kernels
+/// (docs/results/h200-2026-11-29-baselines.md).
 #pragma once
 
 #include <cstddef>

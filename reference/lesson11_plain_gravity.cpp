@@ -1,13 +1,7 @@
 // lesson11_plain_gravity.cpp -- lesson 11's baseline of step 11.3
 // (lesson11_plain.hpp): the starter's tile_forces in the team kernel of
 // lesson11_gravity_shared.hpp, the same kernel as the student's gravity.cpp.
-//
-// The baselines sit in three files, as the student's code does (streaming.cpp,
-// gravity.cpp, gemm.cpp): LLVM compiles a file's kernels together with the
-// device runtime and tunes that runtime to every kernel in the file, so a
-// kernel's speed depends on its neighbours. Measured on an H200: the same
-// counting kernel ran 0.22 ms in a file of sums and histograms, 0.40 ms in one
-// that also held the N-body and SGEMM kernels (docs/results/h200-2026-11-29-baselines.md).
+// One file per topic, as the student's: lesson11_plain.hpp says why.
 #include "lesson11_plain.hpp"
 
 #include <omp.h>

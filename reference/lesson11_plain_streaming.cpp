@@ -1,13 +1,7 @@
 // lesson11_plain_streaming.cpp -- lesson 11's baselines of steps 11.1 and 11.2
 // (lesson11_plain.hpp): the starter's per-thread loops in the team kernels of
 // lesson11_streaming_shared.hpp, the same kernels as the student's streaming.cpp.
-//
-// The baselines sit in three files, as the student's code does (streaming.cpp,
-// gravity.cpp, gemm.cpp): LLVM compiles a file's kernels together with the
-// device runtime and tunes that runtime to every kernel in the file, so a
-// kernel's speed depends on its neighbours. Measured on an H200: the same
-// counting kernel ran 0.22 ms in a file of sums and histograms, 0.40 ms in one
-// that also held the N-body and SGEMM kernels (docs/results/h200-2026-11-29-baselines.md).
+// One file per topic, as the student's: lesson11_plain.hpp says why.
 #include "lesson11_plain.hpp"
 
 #include <omp.h>
