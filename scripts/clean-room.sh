@@ -51,6 +51,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dist=bookworm
+dist_given=0
 keep=0
 reuse=""
 reuse_installed=0
@@ -66,8 +67,8 @@ usage() { sed -n '2,49p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "clean-room: error: $*" >&2; exit "${2:-2}"; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    --dist) [ $# -ge 2 ] || die "--dist needs bookworm or trixie"; dist=$2; shift ;;
-    --dist=*) dist=${1#*=} ;;
+    --dist) [ $# -ge 2 ] || die "--dist needs bookworm or trixie"; dist=$2; dist_given=1; shift ;;
+    --dist=*) dist=${1#*=}; dist_given=1 ;;
     --arch) [ $# -ge 2 ] || die "--arch needs amd64 or arm64"; arch=$2; shift ;;
     --arch=*) arch=${1#*=} ;;
     --mirror) [ $# -ge 2 ] || die "--mirror needs a URL"; mirror=$2; shift ;;
@@ -145,6 +146,15 @@ if [ -n "$reuse" ]; then
   arch=$(head -1 "$root/var/lib/dpkg/arch" 2>/dev/null || true)
   [ -n "$arch" ] || arch=$(chroot "$root" dpkg --print-architecture 2>/dev/null || echo "$host_arch")
   [ "$arch" = "$host_arch" ] || emulated=1
+  # Its distribution is the one its os-release names: the compiler cache and
+  # the log are that distribution's (a --dist given with --root must agree).
+  rdist=$(. "$root/etc/os-release" 2>/dev/null && echo "${VERSION_CODENAME:-}")
+  if [ -n "$rdist" ] && [ "$rdist" != "$dist" ]; then
+    [ "$dist_given" = 0 ] || die "--dist $dist, but the root $root is $rdist"
+    dist=$rdist
+  fi
+  name=$dist; [ "$arch" = "$host_arch" ] || name=$dist-$arch
+  log="$log_dir/$name-$stamp.log"
 else
   root=$(mktemp -d "$cache/work/$name-XXXXXX")
 fi
@@ -209,6 +219,7 @@ t0=$SECONDS
 set +e
 chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin CI="${CI:-}" ${emulated:+COURSE_EMULATED=1} \
+  COURSE_COMMIT="$commit$([ "$tree" = HEAD ] || echo '+edits')" \
   /bin/bash -c "cd /root/course && { $run_cmd; }" >"$log" 2>&1
 rc=$?
 set -e

@@ -96,6 +96,7 @@ case "$cmd" in
   pack)
     [ $# -eq 2 ] || die "usage: report-gpu.sh pack BUILD BUNDLE"
     build=$1; bundle=$2
+    command -v xz >/dev/null || die "xz not found: the bundle is packed as .tar.xz (apt-get install xz-utils)"
     [ -x "$build/report/course_ceilings" ] || die "$build has no report/course_ceilings (build it: cmake --build $build)"
     grep -q '"device_class": "gpu"' "$build/report/build-info.json" 2>/dev/null \
       || echo "report-gpu.sh: warning: $build is not an nvptx build (report/build-info.json says otherwise)"
@@ -129,7 +130,8 @@ case "$cmd" in
       n=$((n + 1))
     done
     [ -x "$build/tests/offload_smoke" ] && mkdir -p "$bundle/tests" && cp "$build/tests/offload_smoke" "$bundle/tests/"
-    commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    # In a clean room the tree has no .git: clean-room.sh names its commit in COURSE_COMMIT.
+    commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "${COURSE_COMMIT:-unknown}")
     [ -n "$(git -C "$repo" status --porcelain --untracked-files=no 2>/dev/null)" ] \
       && commit="$commit (with uncommitted changes)"
     echo "$commit" > "$bundle/report/commit.txt"
