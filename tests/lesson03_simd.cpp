@@ -269,10 +269,10 @@ TEST_CASE("soft clip computes in float and not in double (the 4-byte rule)", "[l
 // the same way; one without the toolchain skips it with a warning.
 namespace {
 
-struct Compiled {
-  bool ok = false;       // the compiler ran and succeeded
-  bool skipped = false;  // not graded here: no compiler or source on a GPU node
-  std::string why, out, cmd, record;  // record: the optimization record's text, when one was asked for
+// What the compiler made of simd.cpp, and its optimization record's text
+// when one was asked for.
+struct Compiled : course_test::Recompile {
+  std::string record;
 };
 
 using course_test::host_device_flags;
@@ -286,13 +286,8 @@ Compiled compile_simd(const std::string &flags, bool record) {
   const fs::path src = lesson3::source_file();
   // simd.hpp lives in lessons/ only, found from this test's own path.
   const fs::path headers = fs::path(__FILE__).parent_path().parent_path() / "lessons" / "03-simd";
-  const std::string cxx = course_test::course_clang();
-  if (cxx.empty() || !fs::exists(src) || !fs::exists(headers)) {
-    r.why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
-                        : (fs::exists(src) ? headers : src).string() + " is not on this machine";
-    r.skipped = course::device_info().is_gpu();  // a GPU node may run binaries built elsewhere
-    return r;
-  }
+  const std::string cxx = course_test::recompiler({src, headers}, r);
+  if (cxx.empty()) return r;
   std::string tmp = (fs::temp_directory_path() / "lesson03-probe-XXXXXX").string();
   if (record && !mkdtemp(tmp.data())) {
     r.why = "cannot make a folder in " + fs::temp_directory_path().string();
@@ -303,13 +298,7 @@ Compiled compile_simd(const std::string &flags, bool record) {
                         "/simd.yaml' -foptimization-record-passes=loop-vectorize"
                   : std::string()) +
           " -I'" + headers.string() + "' '" + src.string() + "' 2>&1";
-  const int status = course_test::run_command(r.cmd, r.out);
-  if (status < 0) {
-    r.why = "cannot run " + cxx;
-    return r;
-  }
-  r.ok = status == 0;
-  if (!r.ok) r.why = "the compiler failed:\n" + r.out.substr(0, 3000);
+  course_test::run_recompile(r);
   if (record) {
     std::ifstream in(tmp + "/simd.yaml");
     std::ostringstream text;
@@ -320,18 +309,7 @@ Compiled compile_simd(const std::string &flags, bool record) {
   return r;
 }
 
-// Fails (or, where Compiled::skipped says the compile cannot run here, warns)
-// when a compile did not run; true when the test may go on.
-bool compiled(const Compiled &c, const char *what) {
-  if (c.ok) return true;
-  if (c.skipped) {
-    WARN("cannot ask the compiler about " << what << " (" << c.why << "); not graded here");
-    return false;
-  }
-  INFO("compiler: " << c.cmd);
-  FAIL("cannot ask the compiler about " << what << ": " << c.why);
-  return false;
-}
+using course_test::recompiled;
 
 // The functions in which the loop vectorizer vectorized a loop, from its
 // optimization record (YAML documents "--- !Passed" with "Name: Vectorized"
@@ -363,7 +341,7 @@ const Compiled &vectorizer_report() {
 // Grades one function: did a loop of its target region get vector lanes?
 void require_vectorized(const char *symbol, const std::string &what, const std::string &step) {
   const Compiled &c = vectorizer_report();
-  if (!compiled(c, "the vectorized loops")) return;
+  if (!recompiled(c, "the vectorized loops")) return;
   const auto fns = vectorized_functions(c.record);
   std::string all;
   for (const auto &f : fns) all += "\n    " + f;
@@ -402,7 +380,7 @@ TEST_CASE("the compiler vectorizes the soft clip's loop on the device (simd)", "
 TEST_CASE("soft_clip is declared for the device and for vector loops (declare target and declare simd)",
           "[lesson3][correctness]") {
   const Compiled c = compile_simd("-fsyntax-only -Xclang -ast-dump -Xclang -ast-dump-filter -Xclang soft_clip", false);
-  if (!compiled(c, "how soft_clip is declared")) return;
+  if (!recompiled(c, "how soft_clip is declared")) return;
   bool seen = false, target = false, simd = false, inside = false;
   std::istringstream in(c.out);
   for (std::string line; std::getline(in, line);) {

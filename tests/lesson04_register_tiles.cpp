@@ -296,11 +296,11 @@ Probe probe_register_tile(bool run) {
   Probe p;
   const std::filesystem::path src = lesson4::source_file();
   const std::filesystem::path dir = std::filesystem::path(lesson4::given_file()).parent_path();
-  const std::string cxx = course_test::course_clang();
-  if (cxx.empty() || !std::filesystem::exists(src)) {
-    p.error = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
-                          : src.string() + " is not on this machine";
-    p.skipped = course::device_info().is_gpu();  // a GPU node may run binaries built elsewhere, without a compiler
+  course_test::Recompile found;
+  const std::string cxx = course_test::recompiler({src}, found);
+  if (cxx.empty()) {
+    p.error = found.why;
+    p.skipped = found.skipped;
     return p;
   }
   std::string tmp = (std::filesystem::temp_directory_path() / "lesson04-probe-XXXXXX").string();

@@ -231,11 +231,7 @@ TEST_CASE("final matmul is faster than the naive offload", "[lesson5][speedup]")
 // which arrays stayed in memory, as in lesson 4.
 namespace {
 
-struct Compiled {
-  bool ok = false;       // the compiler ran and succeeded
-  bool skipped = false;  // not graded here: no compiler or source on a GPU node
-  std::string why, out, cmd;
-};
+using Compiled = course_test::Recompile;
 
 // matmul.cpp compiled with @p flags, for the host (-ast-print) or the host
 // device (IR).
@@ -247,36 +243,14 @@ Compiled compile_matmul(const std::string &flags) {
   // be a step's mutant in the build folder, so they are found from this
   // test's own path (tests/ beside lessons/).
   const fs::path headers = fs::path(__FILE__).parent_path().parent_path() / "lessons" / "05-team-local-matmul";
-  const std::string cxx = course_test::course_clang();
-  if (cxx.empty() || !fs::exists(src) || !fs::exists(headers)) {
-    r.why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
-                        : (fs::exists(src) ? headers : src).string() + " is not on this machine";
-    r.skipped = course::device_info().is_gpu();  // a GPU node may run binaries built elsewhere
-    return r;
-  }
+  const std::string cxx = course_test::recompiler({src, headers}, r);
+  if (cxx.empty()) return r;
   r.cmd = cxx + " -std=c++20 -fopenmp " + flags + " -I'" + headers.string() + "' '" + src.string() + "' 2>&1";
-  const int status = course_test::run_command(r.cmd, r.out);
-  if (status < 0) {
-    r.why = "cannot run " + cxx;
-    return r;
-  }
-  r.ok = status == 0;
-  if (!r.ok) r.why = "the compiler failed:\n" + r.out.substr(0, 3000);
+  course_test::run_recompile(r);
   return r;
 }
 
-// Fails (or, where the compile cannot run on a GPU node, warns) when a
-// compile did not run; true when the test may go on.
-bool compiled(const Compiled &c, const char *what) {
-  if (c.ok) return true;
-  if (c.skipped) {
-    WARN("cannot ask the compiler about " << what << " (" << c.why << "); not graded here");
-    return false;
-  }
-  INFO("compiler: " << c.cmd);
-  FAIL("cannot ask the compiler about " << what << ": " << c.why);
-  return false;
-}
+using course_test::recompiled;
 
 // The lines of matmul_tiled's definition in -ast-print output (the template
 // as written: ast-print writes it from its `template <int T> void
@@ -328,7 +302,7 @@ TEST_CASE("matmul_tiled multiplies team-local tiles with a team of T x T threads
           "[lesson5][correctness]") {
   static const Compiled ast =
       compile_matmul("-fsyntax-only -Xclang -ast-print -Xclang -ast-dump-filter -Xclang lesson5::matmul_tiled");
-  if (!compiled(ast, "matmul_tiled")) return;
+  if (!recompiled(ast, "matmul_tiled")) return;
   const auto body = tiled_body(ast.out);
   if (body.empty())
     FAIL("could not find matmul_tiled in the compiler's -ast-print output (a newer clang may print it "
@@ -417,7 +391,7 @@ TEST_CASE("the final kernel keeps each thread's 8 x 8 sums in registers", "[less
   return;
 #endif
   static const Compiled ir = compile_matmul(target + " --offload-device-only -O3 -S -emit-llvm -o -");
-  if (!compiled(ir, "multiply_tiles")) return;
+  if (!recompiled(ir, "multiply_tiles")) return;
   std::vector<std::string> arrays;
   bool seen = false;
   std::istringstream in(ir.out);

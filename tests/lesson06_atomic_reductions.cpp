@@ -95,9 +95,8 @@ struct Construction {
   std::vector<std::string> team_vars;  // declared in `teams`, outside `parallel`, and used inside `parallel`
 };
 
-struct Structure {
-  bool ok = false, skipped = false;  // the compile ran / cannot run here (GPU node)
-  std::string why, cmd;
+// What the compiler's -ast-print shows of the three functions.
+struct Structure : course_test::Recompile {
   Construction sum, count, count_reduction;
 };
 
@@ -179,21 +178,13 @@ const Structure &structure() {
     const fs::path src = lesson6::source_file();
     const fs::path root = fs::path(__FILE__).parent_path().parent_path();
     const fs::path headers = root / "lessons" / "06-atomic-reductions", common = root / "common" / "include";
-    const std::string cxx = course_test::course_clang();
-    if (cxx.empty() || !fs::exists(src) || !fs::exists(headers)) {
-      r.why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
-                          : (fs::exists(src) ? headers : src).string() + " is not on this machine";
-      r.skipped = course::device_info().is_gpu();  // a GPU node may run binaries built elsewhere
-      return r;
-    }
+    const std::string cxx = course_test::recompiler({src, headers}, r);
+    if (cxx.empty()) return r;
     r.cmd = cxx + " -std=c++20 -fopenmp -fsyntax-only -Xclang -ast-print -Xclang -ast-dump-filter -Xclang lesson6:: -I'" +
             headers.string() + "' -I'" + common.string() + "' '" + src.string() + "' 2>&1";
-    std::string out;
-    r.ok = course_test::run_command(r.cmd, out) == 0;
-    if (!r.ok) {
-      r.why = "the compiler failed:\n" + out.substr(0, 3000);
-      return r;
-    }
+    course_test::run_recompile(r);
+    if (!r.ok) return r;
+    const std::string &out = r.out;
     r.sum = construction_of(definition_of(out, "> T sum_impl("));
     r.count = construction_of(definition_of(out, "void count_bins("));
     r.count_reduction = construction_of(definition_of(out, "void count_bins_reduction("));
@@ -482,16 +473,11 @@ TEST_CASE("atomics.cpp is conforming OpenMP (no atomic directly inside teams)", 
   const fs::path src = lesson6::source_file();
   const fs::path root = fs::path(__FILE__).parent_path().parent_path();
   const fs::path headers = root / "lessons" / "06-atomic-reductions", common = root / "common" / "include";
-  const std::string cxx = course_test::course_clang();
-  if (cxx.empty() || !fs::exists(src) || !fs::exists(headers)) {
-    const std::string why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
-                                        : (fs::exists(src) ? headers : src).string() + " is not on this machine";
-    // A GPU node may run binaries built elsewhere, without the sources.
-    if (course::device_info().is_gpu()) {
-      WARN("cannot ask the compiler about " << src.filename().string() << " (" << why << "); not graded here");
-      return;
-    }
-    FAIL("cannot ask the compiler about " << src.string() << ": " << why);
+  course_test::Recompile r;
+  const std::string cxx = course_test::recompiler({src, headers}, r);
+  if (cxx.empty()) {
+    course_test::recompiled(r, src.filename().string());  // warns on a GPU node, fails elsewhere
+    return;
   }
   const std::string cmd = cxx + " -std=c++20 -fopenmp -fno-openmp-extensions -fsyntax-only -I'" + headers.string() +
                           "' -I'" + common.string() + "' '" + src.string() + "' 2>&1";
@@ -651,13 +637,7 @@ bool structure_read(const char *what) {
          "newer clang may print them differently): this test, not your code, needs a look. Compiler: "
          << s.cmd);
   }
-  if (s.skipped) {
-    WARN("cannot ask the compiler about " << what << " (" << s.why << "); not graded here");
-    return false;
-  }
-  INFO("compiler: " << s.cmd);
-  FAIL("cannot ask the compiler about " << what << ": " << s.why);
-  return false;
+  return course_test::recompiled(s, what);
 }
 
 // Steps 6.1 and 6.2 by their construction: one `target teams` region (not

@@ -299,9 +299,8 @@ using course_test::host_device_flags;
 // line of its own. `lines` holds its body; `skipped` where no compiler or
 // source is on this machine and it is a GPU node (it may run binaries built
 // elsewhere).
-struct TiledSource {
-  bool ok = false, skipped = false;
-  std::string why, cmd;
+// step_tiled()'s body as -ast-print shows it, one line an entry.
+struct TiledSource : course_test::Recompile {
   std::vector<std::string> lines;
 };
 
@@ -314,26 +313,14 @@ TiledSource tiled_source() {
   // file may be a step's or a mistake's copy in the build folder.
   const fs::path root = fs::path(__FILE__).parent_path().parent_path();
   const fs::path lesson = root / "lessons" / "07-soa-vs-aos", common = root / "common" / "include";
-  const std::string cxx = course_test::course_clang();
-  if (cxx.empty() || !fs::exists(src) || !fs::exists(lesson)) {
-    r.why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
-                        : (fs::exists(src) ? lesson : src).string() + " is not on this machine";
-    r.skipped = course::device_info().is_gpu();
-    return r;
-  }
+  const std::string cxx = course_test::recompiler({src, lesson}, r);
+  if (cxx.empty()) return r;
   r.cmd = cxx + " -std=c++20 -fopenmp -fno-openmp-extensions --offload-device-only " + host_device_flags() +
           " -fsyntax-only -Xclang -ast-print -Xclang -ast-dump-filter -Xclang step_tiled -I'" + lesson.string() +
           "' -I'" + common.string() + "' '" + src.string() + "' 2>&1";
-  std::string out;
-  const int status = course_test::run_command(r.cmd, out);
-  if (status < 0) {
-    r.why = "cannot run " + cxx;
-    return r;
-  }
-  if (status != 0) {
-    r.why = "the compiler failed:\n" + out.substr(0, 3000);
-    return r;
-  }
+  course_test::run_recompile(r);
+  if (!r.ok) return r;
+  const std::string &out = r.out;
   std::istringstream in(out);
   bool inside = false, seen = false;
   for (std::string line; std::getline(in, line);) {
@@ -359,14 +346,7 @@ TiledSource tiled_source() {
 // untiled step gives the same bodies.
 void check_tiled_shape() {
   const TiledSource t = tiled_source();
-  if (!t.ok) {
-    if (t.skipped) {
-      WARN("cannot ask the compiler how step_tiled() works (" << t.why << "); its tiles are not graded here");
-      return;
-    }
-    INFO("compiler: " << t.cmd);
-    FAIL("cannot ask the compiler how step_tiled() works: " << t.why);
-  }
+  if (!course_test::recompiled(t, "how step_tiled() works")) return;
   bool calls_step = false, teams = false, barrier = false, tile = false;
   const std::regex call(R"((^|[^\w.>])step\s*\()");
   const std::regex array(R"(^\s*(const\s+)?((float|double|int|Body|State)\s+\w+\s*\[|std::array\s*<))");

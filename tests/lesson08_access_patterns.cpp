@@ -349,11 +349,7 @@ TEST_CASE("Portable asks for the teams of the launch it is given", "[lesson8][co
 
 namespace {
 
-struct Compiled {
-  bool ok = false;        // the compiler ran and succeeded
-  bool skipped = false;   // not graded here: no compiler or source on a GPU node, or a known toolchain gap
-  std::string why, out, cmd;
-};
+using Compiled = course_test::Recompile;
 
 // patterns.cpp compiled with @p flags (device code only, for one target).
 Compiled compile_patterns(const std::string &flags) {
@@ -364,32 +360,11 @@ Compiled compile_patterns(const std::string &flags) {
   // may be a step's mutant in the build folder, so they are found from this
   // test's own path (tests/ beside lessons/).
   const fs::path headers = fs::path(__FILE__).parent_path().parent_path() / "lessons" / "08-access-patterns";
-  const std::string cxx = course_test::course_clang();
-  if (cxx.empty() || !fs::exists(src) || !fs::exists(headers)) {
-    r.why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
-                        : (fs::exists(src) ? headers : src).string() + " is not on this machine";
-    r.skipped = course::device_info().is_gpu();  // a GPU node may run binaries built elsewhere
-    return r;
-  }
+  const std::string cxx = course_test::recompiler({src, headers}, r);
+  if (cxx.empty()) return r;
   r.cmd = cxx + " -std=c++20 -fopenmp -fno-openmp-extensions --offload-device-only " + flags + " -I'" +
           headers.string() + "' '" + src.string() + "' 2>&1";
-  const int status = course_test::run_command(r.cmd, r.out);
-  if (status < 0) {
-    r.why = "cannot run " + cxx;
-    return r;
-  }
-  r.ok = status == 0;
-  if (!r.ok) r.why = "the compiler failed:\n" + r.out.substr(0, 3000);
-  // clang 19 cannot compile NVIDIA device code against glibc 2.41's headers
-  // (Debian 13: "unsupported machine mode" in bits/floatn.h): the toolchain,
-  // not the student's code. Not graded then; LLVM 21 compiles it.
-  if (!r.ok && r.out.find("bits/floatn.h") != std::string::npos &&
-      r.out.find("unsupported machine mode") != std::string::npos) {
-    r.why = "clang " + std::to_string(__clang_major__) +
-            " cannot compile NVIDIA device code against this system's C library (clang 19 with glibc >= 2.41, "
-            "Debian 13); LLVM 21 can (scripts/install-deps.sh --llvm 21)";
-    r.skipped = true;
-  }
+  course_test::run_recompile(r);
   return r;
 }
 
@@ -448,18 +423,7 @@ const Chosen &chosen() {
   return c;
 }
 
-// Fails (or, where Compiled::skipped says the compile cannot run here, warns) when a
-// compile did not run; true when the test may go on.
-bool compiled(const Compiled &c, const char *what) {
-  if (c.ok) return true;
-  if (c.skipped) {
-    WARN("cannot ask the compiler about " << what << " (" << c.why << "); not graded here");
-    return false;
-  }
-  INFO("compiler: " << c.cmd);
-  FAIL("cannot ask the compiler about " << what << ": " << c.why);
-  return false;
-}
+using course_test::recompiled;
 
 // -ast-print's layout is clang's, not a promise: a clang that prints the
 // functions differently fails here, naming the test and not the student.
@@ -477,7 +441,7 @@ void require_read(const Chosen &c) {
 // is the starter), so only the source can tell.
 TEST_CASE("Loop is a target teams loop (the compiler asked)", "[lesson8][correctness]") {
   const Chosen &c = chosen();
-  if (!compiled(c.host, "copy_loop")) return;
+  if (!recompiled(c.host, "copy_loop")) return;
   require_read(c);
   const auto &p = c.loop_host;
   INFO("copy_loop, as the compiler reads it:" << joined(p));
@@ -499,7 +463,7 @@ TEST_CASE("Loop is a target teams loop (the compiler asked)", "[lesson8][correct
 TEST_CASE("Portable picks another shape for a GPU than for this device (the compiler asked)",
           "[lesson8][correctness]") {
   const Chosen &c = chosen();
-  if (!compiled(c.host, "copy_portable") || !compiled(c.gpu, "copy_portable for an NVIDIA GPU")) return;
+  if (!recompiled(c.host, "copy_portable") || !recompiled(c.gpu, "copy_portable for an NVIDIA GPU")) return;
   require_read(c);
   INFO("copy_portable compiled for this device (" << course::device_info().name << "):" << joined(c.portable_host)
                                                   << "\ncompiled for an NVIDIA GPU (" COURSE_NVPTX_CHECK_ARCH "):" << joined(c.portable_gpu));
@@ -600,7 +564,7 @@ void check_vectors(const WorkItem &w, const char *who, const char *step, std::st
 
 TEST_CASE("RowN copies each piece with one N-byte vector (the compiler asked)", "[lesson8][correctness]") {
   const Chosen &c = chosen();
-  if (!compiled(c.host, "copy_row")) return;
+  if (!recompiled(c.host, "copy_row")) return;
   const WorkItem w = work_item(c.host.out, "copy_row");
   if (!w.seen)
     FAIL("could not find copy_row in the compiler's -ast-print output (a newer clang may print it differently): "
@@ -621,7 +585,7 @@ TEST_CASE("RowN copies each piece with one N-byte vector (the compiler asked)", 
 
 TEST_CASE("RowNxN copies one N x N block per work item (the compiler asked)", "[lesson8][correctness]") {
   const Chosen &c = chosen();
-  if (!compiled(c.host, "copy_row_block")) return;
+  if (!recompiled(c.host, "copy_row_block")) return;
   const WorkItem w = work_item(c.host.out, "copy_row_block");
   if (!w.seen)
     FAIL("could not find copy_row_block in the compiler's -ast-print output (a newer clang may print it "
@@ -670,7 +634,7 @@ std::string portable_preprocessed(const Compiled &c) {
 // device kind, and OpenMP already says "on a GPU" in the directive itself.
 TEST_CASE("Portable chooses its shape with a metadirective (the compiler asked)", "[lesson8][correctness]") {
   const Compiled pre = compile_patterns(std::string(host_device_flags()) + " -E");
-  if (!compiled(pre, "copy_portable's source")) return;
+  if (!recompiled(pre, "copy_portable's source")) return;
   const std::string body = portable_preprocessed(pre);
   if (body.empty())
     FAIL("could not find copy_portable in the preprocessed patterns.cpp: this test, not your code, needs a look. "
@@ -721,8 +685,8 @@ TEST_CASE("Loop and Portable run their loops on every thread of a team (LLVM's l
           "[lesson8][correctness]") {
   const Compiled host = compile_patterns(std::string(host_device_flags()) + " -O0 -S -emit-llvm -o -");
   const Compiled gpu = compile_patterns(nvptx_flags + " -O0 -S -emit-llvm -o -");
-  if (!compiled(host, "how copy_loop and copy_portable are lowered") ||
-      !compiled(gpu, "how copy_loop and copy_portable are lowered for an NVIDIA GPU"))
+  if (!recompiled(host, "how copy_loop and copy_portable are lowered") ||
+      !recompiled(gpu, "how copy_loop and copy_portable are lowered for an NVIDIA GPU"))
     return;
   const struct {
     const char *fn, *mangled;

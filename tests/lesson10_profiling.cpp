@@ -292,17 +292,17 @@ TEST_CASE("normalize compiles to an SPMD kernel (compiler remarks for an NVIDIA 
   // path (tests/ beside lessons/), not from the graded file's.
   const std::filesystem::path header_dir =
       std::filesystem::path(__FILE__).parent_path().parent_path() / "lessons" / "10-profiling";
-  const std::string cxx = course_test::course_clang();
-  if (cxx.empty() || !std::filesystem::exists(src)) {
-    const std::string why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
-                                        : src.string() + " is not on this machine";
+  course_test::Recompile found;
+  const std::string cxx = course_test::recompiler({src}, found);
+  if (cxx.empty()) {
     // A GPU node may run binaries built elsewhere, without a compiler: there
     // the launch-mode test below grades 10.1 from the runtime's own report.
-    if (course::device_info().is_gpu()) {
-      WARN("cannot ask the compiler about normalize (" << why << "); the SPMD-mode launch test grades step 10.1 here");
+    if (found.skipped) {
+      WARN("cannot ask the compiler about normalize (" << found.why
+                                                       << "); the SPMD-mode launch test grades step 10.1 here");
       return;
     }
-    FAIL("cannot ask the compiler about normalize: " << why);
+    FAIL("cannot ask the compiler about normalize: " << found.why);
   }
   const std::string cmd = cxx + " -std=c++20 -O3 -fopenmp " + course_test::nvptx_device_flags() + " " +
                           "--offload-device-only -S -nogpulib -Rpass=openmp-opt -Rpass-analysis=openmp-opt -I'" +

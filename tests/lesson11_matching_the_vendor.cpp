@@ -255,9 +255,8 @@ struct PtxBlock {
   int fma = 0;    // fma.rn.f32: a multiply-add
 };
 
-struct Compiled {
-  bool ok = false, skipped = false;
-  std::string why, cmd;
+// What the compiler made of a file: each probe caller's PTX blocks.
+struct Compiled : course_test::Recompile {
   std::map<std::string, std::vector<PtxBlock>> functions;  // caller name -> its blocks
 };
 
@@ -324,13 +323,8 @@ Compiled compile_for_gpu(const std::filesystem::path &src, const std::string &in
   // mutant in the build folder, so they are found from this test's own path.
   const fs::path root = fs::path(__FILE__).parent_path().parent_path();
   const fs::path headers = root / "lessons" / "11-matching-the-vendor", common = root / "common" / "include";
-  const std::string cxx = course_test::course_clang();
-  if (cxx.empty() || !fs::exists(src) || !fs::exists(headers)) {
-    r.why = cxx.empty() ? "no clang++-" + std::to_string(__clang_major__) + " or clang++ on PATH"
-                        : (fs::exists(src) ? headers : src).string() + " is not on this machine";
-    r.skipped = course::device_info().is_gpu();  // a GPU node may run binaries built elsewhere
-    return r;
-  }
+  const std::string cxx = course_test::recompiler({src, headers}, r);
+  if (cxx.empty()) return r;
   std::string tmp = (fs::temp_directory_path() / "lesson11-ptx-XXXXXX").string();
   if (!mkdtemp(tmp.data())) {
     r.why = "cannot make a folder in " + fs::temp_directory_path().string();
@@ -348,38 +342,16 @@ Compiled compile_for_gpu(const std::filesystem::path &src, const std::string &in
   }
   r.cmd = cxx + " -std=c++20 -O3 -w -fopenmp " + course_test::nvptx_device_flags() + " --offload-device-only -S -nogpulib -I'" + headers.string() + "' -I'" + common.string() + "' '" + tmp +
           "/" + src.filename().string() + "' -o '" + tmp + "/probe.s' 2>&1";
-  std::string out;
-  r.ok = course_test::run_command(r.cmd, out) == 0;
+  course_test::run_recompile(r);
   if (r.ok) {
     std::ifstream ptx(tmp + "/probe.s");
     r.functions = parse_ptx(ptx);
-  } else {
-    r.why = "the compiler failed:\n" + out.substr(0, 3000);
-    // clang 19 cannot compile NVIDIA device code against glibc 2.41's
-    // headers (Debian 13): the toolchain, not your code. LLVM 21 can.
-    if (out.find("bits/floatn.h") != std::string::npos && out.find("unsupported machine mode") != std::string::npos) {
-      r.why = "clang " + std::to_string(__clang_major__) +
-              " cannot compile NVIDIA device code against this system's C library (clang 19 with glibc >= 2.41, "
-              "Debian 13); LLVM 21 can (scripts/install-deps.sh --llvm 21)";
-      r.skipped = true;
-    }
   }
   fs::remove_all(tmp, ec);
   return r;
 }
 
-// True when the test may go on; otherwise fails it (or, where the compile
-// cannot run here, warns and grades nothing).
-bool compiled(const Compiled &c, const std::string &what) {
-  if (c.ok) return true;
-  if (c.skipped) {
-    WARN("cannot compile " << what << " for a GPU (" << c.why << "); not graded here");
-    return false;
-  }
-  INFO("compiler: " << c.cmd);
-  FAIL("cannot compile " << what << " for a GPU: " << c.why);
-  return false;
-}
+using course_test::recompiled;
 
 // The blocks of caller @p fn, or a failure that names the test, not the student.
 const std::vector<PtxBlock> *blocks_of(const Compiled &c, const std::string &fn) {
@@ -534,7 +506,7 @@ void report_streaming(const std::vector<PtxBlock> &bs, const std::string &fn) {
 
 TEST_CASE("sum loads 16 bytes at a time and several at once (compiled for a GPU)", "[lesson11][correctness]") {
   const Compiled c = compile_for_gpu(lesson11::streaming_source_file(), "streaming.inc", streaming_probes());
-  if (!compiled(c, "thread_sum")) return;
+  if (!recompiled(c, "thread_sum for a GPU")) return;
   for (const std::string t : {"float", "int", "double"}) {
     const auto *bs = blocks_of(c, "l11_probe_sum_" + t);
     if (!bs) return;
@@ -560,7 +532,7 @@ TEST_CASE("histogram is faster than one 4-byte load per atomic", "[lesson11][spe
 TEST_CASE("histogram loads 16 bytes at a time and several before its atomics (compiled for a GPU)",
           "[lesson11][correctness]") {
   const Compiled c = compile_for_gpu(lesson11::streaming_source_file(), "streaming.inc", streaming_probes());
-  if (!compiled(c, "thread_count")) return;
+  if (!recompiled(c, "thread_count for a GPU")) return;
   const auto *bs = blocks_of(c, "l11_probe_count");
   if (!bs) return;
   report_streaming(*bs, "thread_count");
@@ -737,7 +709,7 @@ TEST_CASE("N-body step serves several bodies per load with the hardware 1/sqrt (
       "}\n"
       "#pragma omp end declare target\n";
   const Compiled c = compile_for_gpu(lesson11::gravity_source_file(), "gravity.inc", probe);
-  if (!compiled(c, "tile_forces")) return;
+  if (!recompiled(c, "tile_forces for a GPU")) return;
   const auto *bs = blocks_of(c, "l11_probe_forces");
   if (!bs) return;
   const PtxBlock t = total(*bs);
@@ -931,7 +903,7 @@ TEST_CASE("SGEMM register tile gets more multiply-adds per load than lesson 5's 
       "}\n"
       "#pragma omp end declare target\n";
   const Compiled c = compile_for_gpu(lesson11::gemm_source_file(), "gemm.inc", probe);
-  if (!compiled(c, "multiply_tile")) return;
+  if (!recompiled(c, "multiply_tile for a GPU")) return;
   const auto *bs = blocks_of(c, "l11_probe_gemm");
   if (!bs) return;
   const PtxBlock t = total(*bs);

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <span>
@@ -162,5 +163,30 @@ const char *nvptx_device_flags();
 
 /// A one-line account of a thread_cpu_seconds() result: "0.41 s on 2 threads: 51 % 49 %".
 std::string describe_thread_split(const std::vector<double> &seconds);
+
+/// A compile of the graded file again, made to read what the compiler made
+/// of it (its AST, IR, PTX or optimization remarks): lessons 3, 5, 6, 8, 11.
+struct Recompile {
+  bool ok = false;       ///< the compiler ran and succeeded
+  bool skipped = false;  ///< not graded here: no compiler or sources (a GPU node), or a known toolchain gap
+  std::string why;       ///< why not ok
+  std::string out;       ///< what the compiler printed (stdout and stderr)
+  std::string cmd;       ///< the command, for a failure's message
+};
+
+/// The compiler to recompile with (course_clang()) when it and every path of
+/// @p needs exist here; otherwise "" and @p r says why, skipped on a GPU node
+/// (it may run binaries built elsewhere, without the sources).
+std::string recompiler(const std::vector<std::filesystem::path> &needs, Recompile &r);
+
+/// Runs @p r.cmd, its output into r.out: ok when it exits 0, else why (the
+/// first 3,000 characters of the output). A known toolchain gap is skipped,
+/// not failed: clang 19 cannot compile NVIDIA device code against glibc
+/// 2.41's headers (Debian 13).
+void run_recompile(Recompile &r);
+
+/// True when a test may go on; otherwise fails it, or warns and grades
+/// nothing where @p r was skipped ("cannot ask the compiler about WHAT").
+bool recompiled(const Recompile &r, const std::string &what);
 
 }  // namespace course_test
