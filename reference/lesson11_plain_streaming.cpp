@@ -4,8 +4,6 @@
 // One file per topic, as the student's: lesson11_plain.hpp says why.
 #include "lesson11_plain.hpp"
 
-#include <omp.h>
-
 #include <cstddef>
 
 namespace course::baseline::lesson11 {
