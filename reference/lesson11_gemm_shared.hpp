@@ -54,7 +54,7 @@ struct GemmShape {
 // Lesson 5's final kernel for any register tile RM x 8. Each team of 256
 // threads computes one (16 RM) x 128 tile of C at a time; per k-tile its
 // threads copy their share of the A and B tiles from registers into
-// team-local memory, wait, start loading the next tiles into registers, and
+// team-local memory, start loading the next tiles into registers, wait, and
 // multiply the current ones (multiply_tile), then wait again. Global loads
 // are 16 bytes (four neighbouring floats of a row) where n % 4 == 0 and the
 // device addresses of A and B are multiples of 16; otherwise one float at a
@@ -163,8 +163,12 @@ bool gemm_exact(int n, const float *A, const float *B, float *C) {
           next.fetch(n, A, B, i0, j0, 0, tid);
           for (int k0 = 0; k0 < n; k0 += S::BK) {
             next.store(As, Bs, tid);
+            // The next tiles' loads go out before the barrier, which no load
+            // crosses: placed after it, ptxas may sink them below the
+            // multiply-adds, and the stores above then wait on them (README,
+            // Concepts 8). Past the last tile load4 reads nothing, gives zeros.
+            next.fetch(n, A, B, i0, j0, k0 + S::BK, tid);
 #pragma omp barrier
-            if (k0 + S::BK < n) next.fetch(n, A, B, i0, j0, k0 + S::BK, tid);  // in flight while we multiply
             multiply(acc, As, Bs, ty, tx);
 #pragma omp barrier
           }
