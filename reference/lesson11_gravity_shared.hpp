@@ -114,7 +114,9 @@ struct Group {
 template <float (*Inv)(float)>
 inline void pull(float xi, float yi, float zi, const Body4 &j, float &ax, float &ay, float &az) {
   const float dx = j.x - xi, dy = j.y - yi, dz = j.z - zi;
-  const float d2 = dx * dx + dy * dy + dz * dz + softening_squared;
+  // The softening first: the sum is then three multiply-adds in a chain,
+  // where added last it costs a multiply, two multiply-adds and an add.
+  const float d2 = softening_squared + dx * dx + dy * dy + dz * dz;
   const float inv = Inv(d2);
   const float s = j.m * (inv * inv * inv);
   ax += dx * s;
