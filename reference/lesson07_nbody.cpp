@@ -8,6 +8,8 @@
 #include <random>
 #include <utility>
 
+#include "course/data.hpp"
+
 namespace course::baseline {
 
 using lesson7::Body;
@@ -16,16 +18,18 @@ using lesson7::delta_time;
 
 std::vector<Body> nbody_initial(int n, std::uint64_t seed) {
   std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> pos(-1.0, 1.0), vel(-0.02, 0.02), mass(0.5, 1.5);
+  const auto pos = [&gen] { return course::uniform_real(gen, -1.0, 1.0); };
+  const auto vel = [&gen] { return course::uniform_real(gen, -0.02, 0.02); };
+  const auto mass = [&gen] { return course::uniform_real(gen, 0.5, 1.5); };
   std::vector<Body> b(static_cast<std::size_t>(n));
   for (auto &body : b) {
-    body.x = static_cast<float>(pos(gen));
-    body.y = static_cast<float>(pos(gen));
-    body.z = static_cast<float>(pos(gen));
-    body.m = static_cast<float>(mass(gen) / n);
-    body.vx = static_cast<float>(vel(gen));
-    body.vy = static_cast<float>(vel(gen));
-    body.vz = static_cast<float>(vel(gen));
+    body.x = static_cast<float>(pos());
+    body.y = static_cast<float>(pos());
+    body.z = static_cast<float>(pos());
+    body.m = static_cast<float>(mass() / n);
+    body.vx = static_cast<float>(vel());
+    body.vy = static_cast<float>(vel());
+    body.vz = static_cast<float>(vel());
     body.pad = 0.0f;
   }
   return b;

@@ -143,6 +143,15 @@ T team_sum(const T *x, std::size_t n, Launch launch) {
 #pragma omp atomic write
     partial[t] = T(0);  // a team the runtime does not start adds nothing
   }
+  // A team adds its threads' shares with a worksharing loop of one
+  // iteration per thread (schedule(static, 1): iteration t runs on thread t)
+  // and its reduction clause, not with lesson 6's `atomic update` of
+  // team_total: for an int the compiler makes those atomics one warp
+  // reduction (REDUX.SUM) and one team-local atomic per warp, but for a float
+  // or a double every thread loops on a compare-and-swap (ATOMS.CAST.SPIN):
+  // 5-6 % of the float and double sums' time at 2^28 on an H200. LLVM's
+  // reduction adds them by warp shuffles (lesson 11's README, "What a team's
+  // float atomic costs").
   // SNIPPET(team-sum)
 #pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads) map(to : x[0:n]) is_device_ptr(partial)
   {
@@ -150,13 +159,12 @@ T team_sum(const T *x, std::size_t n, Launch launch) {
 #pragma omp parallel
     {
       const Block blk = team_block(n);
-      const unsigned tid = static_cast<unsigned>(omp_get_thread_num());
       const unsigned nth = static_cast<unsigned>(omp_get_num_threads());
-      const T mine = share(x + blk.lo, blk.len, tid, nth);
-#pragma omp atomic update
-      team_total += mine;
-#pragma omp barrier
-      if (tid == 0) {
+      // iteration t on thread t; the reduction adds the team's shares
+#pragma omp for schedule(static, 1) reduction(+ : team_total)
+      for (unsigned t = 0; t < nth; ++t) team_total += share(x + blk.lo, blk.len, t, nth);
+      // past the loop's barrier: team_total is complete
+      if (omp_get_thread_num() == 0) {
 #pragma omp atomic write
         partial[omp_get_team_num()] = team_total;  // into pinned host memory
       }
