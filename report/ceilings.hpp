@@ -41,13 +41,16 @@ double host_fp32_best(bool quick, int &threads_used);
 
 /// The NVIDIA driver's device-to-device copy, or why it was not measured.
 struct VendorCopy {
-  double gbs = 0, ms = 0;
+  double gbs = 0, ms = 0;            ///< CUDA events around the copy: the GPU's time
+  double call_gbs = 0, call_ms = 0;  ///< per call: host clock around the copy and cuCtxSynchronize
   bool ok = false;
   std::string note;  ///< how, or why it could not be measured
 };
 
-/// Copies @p bytes device to device @p reps times (the fastest kept),
-/// through course::cuda_driver() on the OpenMP runtime's own context.
+/// Copies @p bytes device to device @p reps times (the fastest kept), timed
+/// by CUDA events, then @p reps times more on the host's clock per call, as
+/// the OpenMP copies are timed, through course::cuda_driver() on the OpenMP
+/// runtime's own context.
 VendorCopy vendor_copy(long long bytes, int reps);
 
 }  // namespace measure

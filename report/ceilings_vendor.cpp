@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,17 @@ VendorCopy vendor_copy(long long bytes, int reps) {
         ok(cu.cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
         if (ms > 0 && (best == 0 || ms < best)) best = ms;
       }
+      // Per call, as the OpenMP copies are timed: the host's clock from the
+      // call to the end of its synchronisation, so that the best OpenMP copy
+      // and this one are compared on one clock.
+      double best_call = 0;
+      for (int r = 0; r < reps && failed == 0; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        ok(cu.cuMemcpyDtoDAsync(dst, src, b, nullptr), "cuMemcpyDtoD");
+        ok(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (best_call == 0 || ms < best_call) best_call = ms;
+      }
       // Verified: the first and last 4 KiB of the destination hold the source's 1.0f.
       std::vector<float> head(1024, 0.f), tail(1024, 0.f);
       const std::size_t chunk = std::min<std::size_t>(4096, b);
@@ -72,6 +84,8 @@ VendorCopy vendor_copy(long long bytes, int reps) {
       if (failed == 0 && best > 0) {
         v.ms = best;
         v.gbs = 2.0 * (double)bytes / (best * 1e-3) / 1e9;
+        v.call_ms = best_call;
+        v.call_gbs = best_call > 0 ? 2.0 * (double)bytes / (best_call * 1e-3) / 1e9 : 0;
         v.ok = right;
         v.note = "cuMemcpyDtoD (the driver call under cudaMemcpy device to device), " + std::to_string(bytes >> 20) +
                  " MiB, bytes read + written, fastest of " + std::to_string(reps) + " runs, CUDA events" +
