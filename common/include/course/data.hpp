@@ -18,12 +18,13 @@ namespace course {
 inline constexpr std::uint64_t default_seed = 20261121;
 
 /// A double uniformly drawn from [@p lo, @p hi): one 64-bit draw scaled to
-/// [0, 1), then to the range. The same numbers as libstdc++'s
-/// `std::uniform_real_distribution<double>` on `std::mt19937_64` (checked on
-/// 2^24 draws for five ranges), about 60 times faster: libstdc++ computes two
-/// `long double` logarithms per draw, so 2^28 inputs (lesson 11's full size)
-/// took 20-30 s to make. Written here, the numbers no longer depend on which
-/// standard library built the program.
+/// [0, 1), then to the range. The same numbers as the
+/// `std::uniform_real_distribution<double>` of Debian's libstdc++ (GCC
+/// 12-14) on `std::mt19937_64` (tests/support/seeded_inputs.cpp), about 70
+/// times faster: that one computes two `long double` logarithms per draw, so
+/// a 2^28-element input (lesson 11's full size) took 23-31 s to make on an
+/// H200 node. Written here, the numbers no longer depend on which standard
+/// library built the program.
 inline double uniform_real(std::mt19937_64 &gen, double lo, double hi) {
   const double r = static_cast<double>(gen()) * 0x1p-64;  // exact: a power of two
   const double unit = r < 1.0 ? r : 0x1.fffffffffffffp-1;  // a draw that rounded up to 1
