@@ -5,12 +5,12 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <chrono>
 #include <string>
 #include <vector>
 
 #include "ceilings.hpp"
 #include "course/cuda_driver.hpp"
+#include "course/timing.hpp"
 
 namespace measure {
 
@@ -63,17 +63,17 @@ VendorCopy vendor_copy(long long bytes, int reps) {
         ok(cu.cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
         if (ms > 0 && (best == 0 || ms < best)) best = ms;
       }
-      // Per call, as the OpenMP copies are timed: the host's clock from the
-      // call to the end of its synchronisation, so that the best OpenMP copy
-      // and this one are compared on one clock.
-      double best_call = 0;
-      for (int r = 0; r < reps && failed == 0; ++r) {
-        const auto t0 = std::chrono::steady_clock::now();
-        ok(cu.cuMemcpyDtoDAsync(dst, src, b, nullptr), "cuMemcpyDtoD");
-        ok(cu.cuCtxSynchronize(), "cuCtxSynchronize");
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        if (best_call == 0 || ms < best_call) best_call = ms;
-      }
+      // Per call, timed as the OpenMP copies are (course::time_median, the
+      // fastest run): the host's clock from the call to the end of its
+      // synchronisation, so that the best OpenMP copy and this one are
+      // compared on one clock.
+      const course::Timing call = course::time_median(
+          [&] {
+            ok(cu.cuMemcpyDtoDAsync(dst, src, b, nullptr), "cuMemcpyDtoD");
+            ok(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+          },
+          reps, 0);
+      const double best_call = failed == 0 ? 1e3 * call.min : 0;
       // Verified: the first and last 4 KiB of the destination hold the source's 1.0f.
       std::vector<float> head(1024, 0.f), tail(1024, 0.f);
       const std::size_t chunk = std::min<std::size_t>(4096, b);
