@@ -174,6 +174,15 @@ function(course_lesson_kernels name folder dir)
   if(arg_EXPLICIT_SIMD)
     target_compile_options(${name} PRIVATE -fno-vectorize)
   endif()
+  get_property(_poison GLOBAL PROPERTY COURSE_POISON_LOCALS_${folder})
+  if(_poison)
+    # POISON_LOCALS (course_add_lesson): a local the code reads before it
+    # sets is NaN (floats) or 0xAA... (integers) on every run and every
+    # device, not whatever the stack or registers held: the mistake fails its
+    # test each time, not one run in five. Variables the code initializes
+    # itself are untouched, and stores the code overwrites are dropped at -O2.
+    target_compile_options(${name} PRIVATE -ftrivial-auto-var-init=pattern)
+  endif()
 endfunction()
 
 #[[ course_lesson_test_program(<name> <N> <kernels>)
@@ -187,7 +196,7 @@ function(course_lesson_test_program name number kernels)
   course_offload(${name})
 endfunction()
 
-#[[ course_add_lesson(<N> <folder> SOURCES <files...> [DRIVER <files...>] [EXPLICIT_SIMD] [RACES])
+#[[ course_add_lesson(<N> <folder> SOURCES <files...> [DRIVER <files...>] [EXPLICIT_SIMD] [RACES] [POISON_LOCALS])
     Called from lessons/<folder>/CMakeLists.txt, the one copy of the lesson.
     SOURCES are the files the student edits; solutions/<folder> holds their
     finished copies (only those), which the solutions track swaps in. Builds:
@@ -204,12 +213,19 @@ endfunction()
     scalarizes the sqrt of lesson 3's simd loop, 3x slower.) For lessons whose step IS the
     simd pragma (1, 3): at -O3 the compiler vectorizes simple loops by itself,
     and a test could not tell whether the student asked.
+    POISON_LOCALS: the SOURCES are compiled with -ftrivial-auto-var-init=pattern
+    (every build of them: yours, the starter, each step's and mistake's
+    mutant), for lessons where a local left unset is a mistake the tests
+    must catch every run (4: a tile's sums declared without `= {}`).
     The solutions track also builds the untouched starters and expects their
     tests to fail (test "lessonN: starter fails"), and proves every step is
     graded (cmake/CourseSteps.cmake, label steps) and every catalogued mistake
     caught (cmake/CourseMistakes.cmake, label mistakes). ]]
 function(course_add_lesson number folder)
-  cmake_parse_arguments(arg "EXPLICIT_SIMD;RACES" "" "SOURCES;DRIVER" ${ARGN})
+  cmake_parse_arguments(arg "EXPLICIT_SIMD;RACES;POISON_LOCALS" "" "SOURCES;DRIVER" ${ARGN})
+  if(arg_POISON_LOCALS)
+    set_property(GLOBAL PROPERTY COURSE_POISON_LOCALS_${folder} ON)
+  endif()
   if(arg_RACES)
     # Its steps can race: `ctest -L lessonN` runs its ThreadSanitizer + Archer
     # check too (cmake/CourseSanitize.cmake, label races).
