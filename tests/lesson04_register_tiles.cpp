@@ -33,10 +33,12 @@
 // Speedup thresholds: this lesson's grading numbers, {host, gpu} (see course/grading.hpp).
 // Each is at most half of what the solution measured on that class.
 // lesson 4: 8x8 register tile vs the naive collapse(2) offload, n = 512 host / 4096 gpu;
-// the solution measured 13-16x (2-core host) and 2.7x (H200): docs/results/lesson04-register-tiles.md.
+// the solution measured 5.2-11.1x on the 2-core CI host (2026-12-01, two modes:
+// 5-7x or 10-11x from run to run; 13-16x on the host of 2026-11), the
+// starter and step 4.1 undone 1.0x; 2.7x on an H200: docs/results/lesson04-register-tiles.md.
 // STEP-ELSEWHERE(4.2, gpu): lesson4: clang unrolls these constant-trip loops for nvptx without being asked, so the undone step is nearly the step done (H100, 2026-11-25, docs/results/h100-2026-11-25.md: 10.7-10.8x against the rolled tile and 2.9x against the naive kernel, where the solution measured 11.2-11.5x and 3.2x), and the host device catches it
 namespace thresholds {
-constexpr course::Threshold kRegisterTile{"lesson4.register_tile", 5.0, 1.3, course::Scaling::fixed, 0};
+constexpr course::Threshold kRegisterTile{"lesson4.register_tile", 2.5, 1.3, course::Scaling::fixed, 0};
 // lesson4.unrolled: 8x8 tile vs the same tile without `omp unroll full`
 // (reference/lesson04_tiles.cpp), n = 512, by CPU time on the host: the
 // solution measured 2.7-3.0x, the solution without step 4.2 0.9-1.0x (4 runs,

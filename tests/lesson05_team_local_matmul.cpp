@@ -25,11 +25,12 @@
 // lesson 5: vs the naive collapse(2) offload, kernels only, n = 512 host /
 // 2048 gpu. Solution measured: tile 16 2.0-2.4x host, 1.3x H200, 1.5x H100
 // (2026-11-25; caches already catch much of the reuse): the gpu value asks for
-// half of the H200's gain, 1.15x; final 6.9-9.6x host, 5.4x H200.
+// half of the H200's gain, 1.15x; final 4.0-6.2x on the 2-core CI host
+// (2026-12-01; 6.9-9.6x on the host of 2026-11), 5.4x H200.
 // docs/results/lesson05-team-local-matmul.md
 namespace thresholds {
 constexpr course::Threshold kTiled{"lesson5.tiled", 1.0, 1.15, course::Scaling::fixed, 0};
-constexpr course::Threshold kMatmul{"lesson5.matmul", 3.0, 2.5, course::Scaling::fixed, 0};
+constexpr course::Threshold kMatmul{"lesson5.matmul", 2.0, 2.5, course::Scaling::fixed, 0};
 }  // namespace thresholds
 
 namespace {
