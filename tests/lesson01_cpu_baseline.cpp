@@ -20,12 +20,17 @@
 // Speedup thresholds: this lesson's grading numbers, {host, gpu} (see course/grading.hpp).
 // Each is at most half of what the solution measured on that class. Lesson 1
 // runs on the host CPU in every build, so both columns are the same.
-// lesson1.matmul: loop order + simd (single thread) times parallel threads.
+// lesson1.matmul: loop order + simd (single thread) times parallel threads, at
+// n = 512 against the serial i-j-k loop: the solution measured 7.5-17.5x on 2
+// threads on the CI host (2026-12-01; 7.5x with another program on one core;
+// 30.5x on the AMD host of 2026-11, where the i-j-k loop was slower), the
+// starter 0.9-1.0x; 136x on 16 threads of a GPU node. Steps 1.1-1.3 are graded
+// by the vector-lanes test and "shares its rows among the threads".
 // lesson1.simd: one thread of matmul vs the scalar i-k-j loop at n = 256, by
 // CPU time; the solution measured 3.5x (1.0x without simd, 0.28x in i-j-k order;
 // 2-core host under load, docs/results/steps-check.md).
 namespace thresholds {
-constexpr course::Threshold kMatmul{"lesson1.matmul", 4.0, 4.0, course::Scaling::per_core_everywhere, 8};
+constexpr course::Threshold kMatmul{"lesson1.matmul", 1.8, 1.8, course::Scaling::per_core_everywhere, 8};
 constexpr course::Threshold kSimd{"lesson1.simd", 1.7, 1.7, course::Scaling::fixed, 0};
 }  // namespace thresholds
 
