@@ -86,11 +86,27 @@ if(COURSE_EMULATED)
 endif()
 
 # --- 2. the offload runtime --------------------------------------------------
-find_library(COURSE_LIBOMPTARGET NAMES omptarget PATHS "${COURSE_LLVM_LIBDIR}" NO_DEFAULT_PATH)
-if(NOT COURSE_LIBOMPTARGET)
-  _course_fail("No libomptarget in ${COURSE_LLVM_LIBDIR}: clang can compile target regions but nothing could run them."
-    "install LLVM's OpenMP offload runtime: apt-get install ${_pkg_runtime} (scripts/install-deps.sh does this).")
+# Checked on every configure, not only the first: Debian installs one
+# libomp-N-dev at a time, so installing another LLVM's (LLVM 22's from
+# bookworm-security) removes this one's omp.h and libomptarget.so under a
+# build folder that worked. Both files are configure dependencies, so the
+# next build re-runs this check instead of failing with "'omp.h' file not found".
+if(COURSE_LIBOMPTARGET AND NOT EXISTS "${COURSE_LIBOMPTARGET}")
+  unset(COURSE_LIBOMPTARGET CACHE)
 endif()
+find_library(COURSE_LIBOMPTARGET NAMES omptarget PATHS "${COURSE_LLVM_LIBDIR}" NO_DEFAULT_PATH)
+set(_course_omp_h "${COURSE_LLVM_LIBDIR}/clang/${COURSE_LLVM_MAJOR}/include/omp.h")
+if(NOT COURSE_LIBOMPTARGET OR NOT EXISTS "${_course_omp_h}")
+  _course_other_libomp(_other ${COURSE_LLVM_MAJOR})
+  set(_why "")
+  if(_other)
+    set(_why " ${_other} is installed and took its place (Debian installs one libomp-N-dev at a time).")
+  endif()
+  _course_fail("clang ${CMAKE_CXX_COMPILER_VERSION} has no whole OpenMP offload runtime: no libomptarget.so in ${COURSE_LLVM_LIBDIR} or no ${_course_omp_h}.${_why}"
+    "scripts/install-deps.sh --replace (installs ${_pkg_runtime} again), or move the course to the other LLVM with scripts/install-deps.sh --llvm <its version> and a fresh build folder.")
+endif()
+set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             "${COURSE_LIBOMPTARGET}" "${_course_omp_h}")
 foreach(_tool clang-offload-packager clang-linker-wrapper)
   if(NOT EXISTS "${_llvm_prefix}/bin/${_tool}")
     _course_fail("${_llvm_prefix}/bin/${_tool} is missing: clang ${CMAKE_CXX_COMPILER_VERSION} cannot build any offload program without it."

@@ -6,6 +6,13 @@
 #
 #   scripts/install-deps.sh              LLVM 19 (Debian 12 and 13: from the main archive)
 #   scripts/install-deps.sh --llvm 21    LLVM 21 (Debian 13: from trixie-backports)
+#   scripts/install-deps.sh --llvm 22    LLVM 22, host device only (Debian 12: bookworm-security;
+#                                        Debian 13: trixie). Debian's LLVM 22 ships no GPU
+#                                        device runtime (no libompdevice.a), so no --nvptx
+#   scripts/install-deps.sh --replace    allow apt to remove another LLVM's libomp-N-dev: Debian
+#                                        installs one libomp-N-dev at a time, and installing
+#                                        this LLVM's takes the other's place (without --replace
+#                                        the script stops and says which would go)
 #   scripts/install-deps.sh --nvptx      also a ptxas for NVIDIA GPUs that this LLVM can load
 #   scripts/install-deps.sh --slides     also marp-cli (npm) and Chromium for the slides
 #
@@ -26,20 +33,23 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 want_nvptx=0
 want_slides=0
+want_replace=0
 llvm=19
 while [ $# -gt 0 ]; do
   case "$1" in
     --nvptx) want_nvptx=1 ;;
     --slides) want_slides=1 ;;
-    --llvm) [ $# -ge 2 ] || { echo "install-deps.sh: --llvm needs a version (19 or 21)" >&2; exit 2; }
+    --replace) want_replace=1 ;;
+    --llvm) [ $# -ge 2 ] || { echo "install-deps.sh: --llvm needs a version (19, 21 or 22)" >&2; exit 2; }
             llvm=$2; shift ;;
     --llvm=*) llvm=${1#*=} ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
 done
-case "$llvm" in 19|21) ;; *) echo "install-deps.sh: --llvm must be 19 or 21, got '$llvm'" >&2; exit 2 ;; esac
+case "$llvm" in 19|21|22) ;; *) echo "install-deps.sh: --llvm must be 19, 21 or 22, got '$llvm'" >&2; exit 2 ;; esac
+[ "$llvm" = 22 ] && [ "$want_nvptx" = 1 ] && { echo "install-deps.sh: --nvptx needs LLVM 19 or 21: Debian's LLVM 22 has no NVIDIA device runtime (host device only)" >&2; exit 2; }
 
 say() { echo "install-deps: $*"; }
 die() { echo "install-deps: error: $*" >&2; exit 1; }
@@ -48,9 +58,13 @@ die() { echo "install-deps: error: $*" >&2; exit 1; }
 . /etc/os-release
 system="${ID}:${VERSION_ID:-}"
 backports=""
+security=""
 case "$system" in
   debian:12)
-    [ "$llvm" = 19 ] || die "LLVM $llvm is not packaged for Debian 12 (bookworm has LLVM 19 with its offload runtime). Use Debian 13 for LLVM 21, or run without --llvm." ;;
+    case "$llvm" in
+      21) die "LLVM 21 is not packaged for Debian 12. Use Debian 13 for LLVM 21, or run without --llvm (LLVM 19)." ;;
+      22) security=bookworm-security ;;
+    esac ;;
   debian:13)
     [ "$llvm" = 21 ] && backports=trixie-backports ;;
   ubuntu:24.04)
@@ -80,6 +94,15 @@ system_mirror() {
            m=split(st, s, /[ \t]+/); for (j=1;j<=m;j++) if (u != "") print u, s[j] }' \
       /etc/apt/sources.list.d/*.sources 2>/dev/null
   } | awk -v c="$codename" '$2 == c { sub(/\/+$/, "", $1); print $1; exit }'
+}
+# Debian's security archive beside the system's mirror (deb.debian.org serves
+# both); other mirrors rarely carry it, so then security.debian.org's own.
+security_line() {  # security_line SUITE
+  local m; m=$(system_mirror)
+  case "$m" in
+    */debian) [ "${m#*://}" != "${m#*://deb.debian.org}" ] && { echo "deb ${m%/debian}/debian-security $1 main"; return; } ;;
+  esac
+  echo "deb http://security.debian.org/debian-security $1 main"
 }
 # Adds one apt source line built on the system's mirror; dies with the line to add by hand.
 mirror_line() {  # mirror_line SUITE COMPONENT
@@ -120,6 +143,14 @@ missing() {
 mapfile -t need < <(missing "${packages[@]}")
 mapfile -t need_llvm < <(missing "${llvm_packages[@]}")
 if [ "${#need[@]}" -gt 0 ] || [ "${#need_llvm[@]}" -gt 0 ]; then
+  if [ -n "$security" ] && ! grep -rqs "$security" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    # A Debian 12 installed from the usual images has this source already; a
+    # minimal root (debootstrap) does not.
+    list=/etc/apt/sources.list.d/course-$security.list
+    line=$(security_line "$security")
+    say "enabling $security (for ${llvm_packages[*]}) in $list: $line"
+    echo "$line" | $sudo tee "$list" >/dev/null
+  fi
   if [ -n "$backports" ]; then
     # Only the LLVM packages come from backports (apt-get -t); the suite's
     # low default priority keeps every other package on Debian 13's own.
@@ -134,6 +165,16 @@ if [ "${#need[@]}" -gt 0 ] || [ "${#need_llvm[@]}" -gt 0 ]; then
   $sudo apt-get update -qq || die "apt-get update failed"
   [ "${#need[@]}" -eq 0 ] || apt_install "${need[@]}" || die "apt-get install ${need[*]} failed"
   if [ "${#need_llvm[@]}" -gt 0 ]; then
+    # Debian keeps one libomp-N-dev at a time (each Conflicts with the others):
+    # installing this LLVM's removes another's, and the course (or whatever
+    # else used that LLVM) stops finding omp.h. Say so before apt does it.
+    gone=$(apt-get -s install ${backports:+-t "$backports"} "${need_llvm[@]}" 2>/dev/null \
+             | sed -n 's/^Remv \([^ ]*\).*/\1/p' | tr '\n' ' ')
+    if [ -n "$gone" ] && [ "$want_replace" = 0 ]; then
+      other=$(printf '%s\n' $gone | sed -n 's/^libomp-\([0-9]*\)-dev$/\1/p' | head -1)
+      die "installing LLVM $llvm's packages would remove ${gone% } (Debian installs one libomp-N-dev at a time): run again with --replace to switch to LLVM $llvm${other:+, or keep LLVM $other with scripts/install-deps.sh --llvm $other}"
+    fi
+    [ -n "$gone" ] && say "--replace: apt removes ${gone% } to install LLVM $llvm's runtime"
     apt_install ${backports:+-t "$backports"} "${need_llvm[@]}" \
       || die "apt-get install ${need_llvm[*]}${backports:+ from $backports} failed"
   fi
