@@ -1,19 +1,29 @@
 #!/usr/bin/env python3
 """Checks docs/CONCEPTS.md, the table of OpenMP device concepts the course teaches.
 
-Each table row is `| concept | step | graded by | note |`. What must hold:
+Each table row is `| concept | step | graded by | proved by | note |`. What must hold:
 
   - every step id `N.k` in the step column is a marked step of lesson N: some
     file of lessons/NN-topic/ holds its `TODO(N.k)` block;
   - every backticked name in the graded-by column is a TEST_CASE of the test
     file of one of the row's lessons (tests/lessonNN_*.cpp), or of any
     lesson when the row names no step;
-  - a row that names no step (not taught, or read only) names no test and
-    says why in its note, unless it points to a README ("read: ...");
+  - a row that names steps names the proof that its tests grade the concept:
+    in "proved by", `mistake N.x` (an entry of tests/mistakes/lessonNN.toml
+    whose named test is one of the row's graded-by tests: CI's `ctest
+    --preset mistakes` proves that leaving the concept out that way fails it
+    with the entry's words) and/or `step N.k` (one of the row's steps: CI's
+    `lessonN: step N.k is graded` proves that undoing the step fails a test);
+    a row that nothing proves must say "read", not name tests;
+  - a row that names no step (not taught, or read only) names no test and no
+    proof, and says why in its note, unless it points to a README ("read: ...");
   - every concept of REQUIRED (the device chapters of the OpenMP Examples
     document) appears, backticked, in some row's concept column.
 
     usage: check_concepts.py [REPO_ROOT]
+           check_concepts.py --self-test [REPO_ROOT]   the page as it is must hold, and
+                     the same page with one row's proof taken away (or pointed at an entry
+                     whose test the row does not name) must not: the check can fail
 
 Exit status 0 when the page holds, 1 with one line per problem
 (docs/CONCEPTS.md:line: what is wrong).
@@ -42,6 +52,7 @@ REQUIRED = [
 STEP = re.compile(r"\b(\d{1,2})\.(\d{1,2})\b")
 TICKED = re.compile(r"`([^`]+)`")
 TEST_CASE = re.compile(r'TEST_CASE\(\s*"((?:[^"\\]|\\.)*)"')
+PROOF = re.compile(r"\b(mistake|step)\s+(\d{1,2})\.([a-z]{1,2}|\d{1,2})\b")
 
 
 def cells(line):
@@ -70,21 +81,34 @@ def tests_of(root):
     return out
 
 
-def check(root):
+def mistakes_of(root):
+    """{(lesson, id): the test that entry must fail} from tests/mistakes/lessonNN.toml."""
+    import tomllib
+    out = {}
+    for t in sorted(root.glob("tests/mistakes/lesson[0-9][0-9].toml")):
+        for m in tomllib.loads(t.read_text()).get("mistake", []):
+            out[(int(t.name[6:8]), m["id"])] = m.get("test", "")
+    return out
+
+
+def check(root, text=None):
     page = root / "docs" / "CONCEPTS.md"
     rel = page.relative_to(root).as_posix()
-    if not page.is_file():
-        return [f"{rel}: missing"]
-    steps, tests = steps_of(root), tests_of(root)
+    if text is None:
+        if not page.is_file():
+            return [f"{rel}: missing"]
+        text = page.read_text()
+    steps, tests, mistakes = steps_of(root), tests_of(root), mistakes_of(root)
     errors, concepts = [], set()
-    for i, line in enumerate(page.read_text().split("\n"), 1):
+    for i, line in enumerate(text.split("\n"), 1):
         if not line.startswith("|") or re.match(r"\|\s*-", line) or line.startswith("| concept |"):
             continue
         row = cells(line)
-        if len(row) != 4:
-            errors.append(f"{rel}:{i}: a row has {len(row)} cells, not 4 (concept, step, graded by, note)")
+        if len(row) != 5:
+            errors.append(f"{rel}:{i}: a row has {len(row)} cells, not 5 (concept, step, graded by, proved by, note)")
             continue
-        concept, step, graded, note = row
+        concept, step, graded, proved, note = row
+        proofs = PROOF.findall(proved)
         for name in TICKED.findall(concept):
             concepts.add(name)
             concepts.update(re.split(r"\s*/\s*|,\s*", name))
@@ -97,6 +121,8 @@ def check(root):
         if not ids:
             if names:
                 errors.append(f"{rel}:{i}: names tests but no step that they grade")
+            if proofs:
+                errors.append(f"{rel}:{i}: names a proof but no step")
             if not step.startswith("read") and not note:
                 errors.append(f"{rel}:{i}: {concept} is not taught: the note must say why")
             if step.startswith("read") and not re.search(r"README|given|tools/", step + note):
@@ -109,22 +135,73 @@ def check(root):
             if not any(name in tests.get(n, set()) for n in lessons):
                 where = ", ".join(f"lesson {n}" for n in lessons)
                 errors.append(f"{rel}:{i}: no TEST_CASE \"{name}\" in the tests of {where}")
+        if not proofs:
+            errors.append(f"{rel}:{i}: {concept}: nothing proves that its tests fail without it: "
+                          "name `mistake N.x` or `step N.k` in \"proved by\", or call the row \"read\"")
+        for kind, n, pid in proofs:
+            n = int(n)
+            if kind == "step":
+                if f"{n}.{pid}" not in ids:
+                    errors.append(f"{rel}:{i}: proved by step {n}.{pid}, which is not one of the row's steps")
+            elif (n, pid) not in mistakes:
+                errors.append(f"{rel}:{i}: proved by mistake {n}.{pid}: no entry id = \"{pid}\" in tests/mistakes/lesson{n:02d}.toml")
+            elif n not in lessons:
+                errors.append(f"{rel}:{i}: proved by mistake {n}.{pid}, of lesson {n}, which none of the row's steps belongs to")
+            elif mistakes[(n, pid)] not in names:
+                errors.append(f"{rel}:{i}: proved by mistake {n}.{pid}, whose test \"{mistakes[(n, pid)]}\" "
+                              "is not one of the row's graded-by tests")
     for want in REQUIRED:
         if want not in concepts:
             errors.append(f"{rel}: no row for `{want}`")
     return errors
 
 
+def self_test(root):
+    """The page holds; each way of taking a row's proof away is refused."""
+    text = (root / "docs" / "CONCEPTS.md").read_text()
+    if check(root, text):
+        print("self-test: the page itself does not hold (run without --self-test)")
+        return 1
+    lines = text.split("\n")
+    row = next(i for i, l in enumerate(lines) if l.startswith("|") and PROOF.search(l) and "mistake" in l)
+    cells_ = re.split(r"(?<!\\)\|", lines[row])
+    tampered = {
+        "its proof taken away": "",
+        "a proof that names no entry": " mistake 99.zz ",
+        "an entry whose test the row does not name": None,
+    }
+    mistakes = mistakes_of(root)
+    graded = cells_[3]
+    other = next(((n, m) for (n, m), t in mistakes.items() if t and t not in graded and f" {n}." in cells_[2]), None)
+    tampered["an entry whose test the row does not name"] = f" mistake {other[0]}.{other[1]} " if other else None
+    failed = 0
+    for what, proof in tampered.items():
+        if proof is None:
+            continue
+        c = list(cells_)
+        c[4] = proof
+        bad = list(lines)
+        bad[row] = "|".join(c)
+        errs = [e for e in check(root, "\n".join(bad)) if f":{row + 1}:" in e]
+        print(f"self-test: row {row + 1} with {what}: " + (f"refused ({errs[0].split(': ', 1)[1][:100]})" if errs else "ACCEPTED"))
+        failed += not errs
+    print("self-test: " + ("the check can fail" if not failed else f"{failed} tampered page(s) accepted"))
+    return 1 if failed else 0
+
+
 def main(argv):
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0
+    if argv and argv[0] == "--self-test":
+        root = pathlib.Path(argv[1]) if len(argv) > 1 else pathlib.Path(__file__).resolve().parent.parent
+        return self_test(root.resolve())
     root = pathlib.Path(argv[0]) if argv else pathlib.Path(__file__).resolve().parent.parent
     errors = check(root.resolve())
     for e in errors:
         print(e)
     print(f"check_concepts: {len(errors)} problem(s) in docs/CONCEPTS.md" if errors
-          else "check_concepts: every step and test docs/CONCEPTS.md names exists, every concept has a row")
+          else "check_concepts: every step, test and proof docs/CONCEPTS.md names exists, every graded row is proved, every concept has a row")
     return 1 if errors else 0
 
 
