@@ -328,5 +328,12 @@ elseif(COURSE_NVPTX_ARCH)
 else()
   set(COURSE_NVPTX_CHECK_ARCH sm_90)
 endif()
+# clang 22 without a CUDA installation writes PTX 4.2, which no sm_70+ accepts
+# ("PTX version 4.2 does not support target 'sm_90'"); clang 19 and 21 assume
+# a recent PTX (8.5). 7.8 is sm_90's minimum and what CUDA 11.8's ptxas reads.
+set(COURSE_NVPTX_CHECK_FLAGS "")
+if(COURSE_LLVM_MAJOR GREATER_EQUAL 22)
+  set(COURSE_NVPTX_CHECK_FLAGS "--cuda-feature=+ptx78")
+endif()
 
 message(STATUS "Course: device ${COURSE_DEVICE_KIND} (${COURSE_DEVICE_CLASS}, ${COURSE_DEVICE_TRIPLE} ${COURSE_DEVICE_ARCH}), clang ${CMAKE_CXX_COMPILER_VERSION}, track ${COURSE_TRACK}")

@@ -133,7 +133,7 @@ const char *course_test::host_device_flags() {
 }
 
 const char *course_test::nvptx_device_flags() {
-  return "-fopenmp-targets=" COURSE_NVPTX_TRIPLE " --offload-arch=" COURSE_NVPTX_CHECK_ARCH;
+  return "-fopenmp-targets=" COURSE_NVPTX_TRIPLE " --offload-arch=" COURSE_NVPTX_CHECK_ARCH " " COURSE_NVPTX_CHECK_FLAGS;
 }
 
 std::string course_test::course_clang() {
