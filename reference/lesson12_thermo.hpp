@@ -21,12 +21,17 @@ inline const float kOtherCalibration[lesson12::kCoefficients] = {-45.f, 95.f, 1.
 /// The default calibration (what thermo.cpp starts with).
 inline const float kDefaultCalibration[lesson12::kCoefficients] = {-50.f, 100.f, 0.f, 0.f};
 
-/// Kelvin of each reading with the calibration @p c, in double.
-inline std::vector<double> kelvin(const std::vector<int> &raw, const float *c) {
+/// Kelvin at 0 degrees C, as thermo.cpp's physics table starts.
+inline constexpr float kZeroCelsius = 273.15f;
+
+/// Kelvin of each reading with the calibration @p c, in double; @p zero is
+/// the physics table's kelvin at 0 degrees C (a test changes it on the
+/// device only, to see which copy a kernel read).
+inline std::vector<double> kelvin(const std::vector<int> &raw, const float *c, float zero = kZeroCelsius) {
   std::vector<double> out(raw.size());
   for (std::size_t i = 0; i < raw.size(); ++i) {
     const double v = raw[i] * (double)(3.3f / 4096.f);
-    out[i] = ((c[3] * v + c[2]) * v + c[1]) * v + c[0] + 273.15;
+    out[i] = ((c[3] * v + c[2]) * v + c[1]) * v + c[0] + (double)zero;
   }
   return out;
 }

@@ -7,15 +7,25 @@
 //    the device's tables (12.1), a device copy brought up to date (12.2),
 //    the caller's device copy and never the stale host one (12.3), the host
 //    copy below the offload threshold and the device copy from it on (12.4);
+//  - the device's copy changed behind the host's back: the test writes other
+//    values into the device's copies of the tables (omp_target_memcpy to the
+//    address omp_get_mapped_ptr gives) and convert() must follow them (12.1),
+//    and it reads the device's copy back after set_calibration() (12.2);
 //  - an OMPT tool (lesson02_ompt.hpp) that counts launches and copies: no
 //    table crosses per convert() call (12.1), the linked table crosses once,
-//    one way (12.1), and no kernel is launched below the threshold (12.4).
+//    one way (12.1), and no kernel is launched below the threshold (12.4);
+//  - thermo.cpp as the compiler reads it (-ast-print of lesson12::source_file()):
+//    what no run can tell apart, since a right answer comes either way: the
+//    large table declared `link` (12.1), `present` on apply_correction's map
+//    (12.3), the region's own `if` clause deciding where convert runs (12.4).
 // No speed test: the threshold is a named constant (thermo.hpp) that the
 // lesson program measures; the tests check that the code honours it.
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <regex>
 #include <span>
 #include <string>
 #include <vector>
@@ -114,6 +124,82 @@ const char *kTablesHint =
     " Declare the small tables on the device (`begin declare target` ... `end declare target`) and let the functions "
     "read them there (README, step 12.1)";
 
+// ---- thermo.cpp as the compiler reads it ------------------------------------------
+
+// The graded thermo.cpp (in a step's or a mistake's build, the copy under
+// test) printed back by clang (-ast-print), one section per declaration of
+// namespace lesson12: "Printing lesson12::NAME:" and then the declaration,
+// with the OpenMP directives the compiler attached to it.
+struct Structure : course_test::Recompile {
+  std::vector<std::pair<std::string, std::string>> sections;  // (name, text)
+
+  /// The sections printed for lesson12::@p name that hold @p part (the definition: "{" or " = ").
+  std::vector<std::string> of(const std::string &name, const std::string &part = "") const {
+    std::vector<std::string> found;
+    for (const auto &[n, text] : sections)
+      if (n == "lesson12::" + name && text.find(part) != std::string::npos) found.push_back(text);
+    return found;
+  }
+};
+
+// @p p as it is, or, when it is a relative path that is not there from here
+// (ccache with CCACHE_BASEDIR compiles with paths relative to its own working
+// folder, so __FILE__ and __BASE_FILE__ may be), the same path without its
+// leading ./ and ../ found from this folder or the nearest folder above.
+std::filesystem::path located(const std::filesystem::path &p) {
+  namespace fs = std::filesystem;
+  if (p.is_absolute() || fs::exists(p)) return p;
+  fs::path rest;
+  for (const auto &part : p)
+    if (!rest.empty() || (part != "." && part != "..")) rest /= part;
+  for (fs::path dir = fs::current_path();; dir = dir.parent_path()) {
+    if (fs::exists(dir / rest)) return dir / rest;
+    if (dir == dir.parent_path()) return p;
+  }
+}
+
+const Structure &structure() {
+  static const Structure s = [] {
+    namespace fs = std::filesystem;
+    Structure r;
+    const fs::path src = located(lesson12::source_file());
+    const fs::path root = located(fs::path(__FILE__)).parent_path().parent_path();
+    const fs::path headers = root / "lessons" / "12-device-data";
+    const std::string cxx = course_test::recompiler({src, headers}, r);
+    if (cxx.empty()) return r;
+    r.cmd = cxx + " -std=c++20 -fopenmp -fsyntax-only -Xclang -ast-print -Xclang -ast-dump-filter -Xclang lesson12:: "
+            "-I'" + headers.string() + "' -I'" + (root / "common" / "include").string() + "' '" + src.string() +
+            "' 2>&1";
+    course_test::run_recompile(r);
+    if (!r.ok) return r;
+    std::size_t at = 0;
+    const std::string mark = "Printing ";
+    while ((at = r.out.find(mark, at)) != std::string::npos) {
+      const std::size_t colon = r.out.find(":\n", at);
+      if (colon == std::string::npos) break;
+      const std::size_t next = r.out.find("\n" + mark, colon);
+      r.sections.emplace_back(r.out.substr(at + mark.size(), colon - at - mark.size()),
+                              r.out.substr(colon + 2, next == std::string::npos ? std::string::npos : next - colon - 2));
+      at = colon;
+    }
+    return r;
+  }();
+  return s;
+}
+
+// The lines of @p text that are OpenMP directives for a target construct
+// ("#pragma omp target ..."), each with the text before it.
+std::vector<std::pair<std::string, std::string>> target_directives(const std::string &text) {
+  std::vector<std::pair<std::string, std::string>> found;
+  std::size_t at = 0;
+  while ((at = text.find("#pragma omp target", at)) != std::string::npos) {
+    const std::size_t end = text.find('\n', at);
+    found.emplace_back(text.substr(at, end == std::string::npos ? std::string::npos : end - at), text.substr(0, at));
+    at = end == std::string::npos ? text.size() : end;
+  }
+  return found;
+}
+
 }  // namespace
 
 // ---- correctness: convert -----------------------------------------------------
@@ -145,6 +231,53 @@ TEST_CASE("convert on the device reads the tables the device holds and not the h
     c.message += std::string(" -- convert used the HOST's calibration table: each launch maps the tables in again "
                              "(they are not declared on the device, so the region copies them).") +
                  kTablesHint;
+  COURSE_CHECK(c);
+}
+
+// Step 12.1, the other way round: the DEVICE's copies of physics and
+// calibration get other values behind the host's back (omp_target_memcpy to
+// the device addresses omp_get_mapped_ptr gives), the host's stay as they
+// are. A kernel that reads the tables the device holds follows; one that
+// computes with a copy of its own (the host's tables mapped by each launch,
+// values captured from the host, a private array) gives the host's answer.
+TEST_CASE("convert computes with the device's copy of the tables when it differs from the host's",
+          "[lesson12][correctness]") {
+  const int n = kOffloadThreshold;
+  const int device = omp_get_default_device(), host = omp_get_initial_device();
+  const auto raw = readings(n, 5);
+  lesson12::set_calibration(ref::kDefaultCalibration);
+  (void)converted(n, raw);  // the device has started (LLVM 19 reports a declare-target global present only then)
+  void *cal = omp_get_mapped_ptr(lesson12::calibration, device);
+  void *phys = omp_get_mapped_ptr(lesson12::physics, device);
+  const std::string missing = !cal && !phys ? "calibration and physics " : !cal ? "calibration " : "physics ";
+  COURSE_CHECK(expect(cal && phys,
+                      "the device holds no copy of " + missing + "(omp_get_mapped_ptr gives null for it after a "
+                      "convert ran there): the kernels cannot be reading the device's copy of the tables." +
+                          kTablesHint));
+  if (!cal || !phys) return;
+  COURSE_CHECK(expect(cal != (void *)lesson12::calibration, "the default device is the host itself (device " +
+                                                                std::to_string(device) + "): no device copy to watch"));
+  if (cal == (void *)lesson12::calibration) return;
+  float saved_cal[lesson12::kCoefficients], saved_phys[lesson12::kPhysicsSize];
+  omp_target_memcpy(saved_cal, cal, sizeof saved_cal, 0, 0, host, device);
+  omp_target_memcpy(saved_phys, phys, sizeof saved_phys, 0, 0, host, device);
+  const float zero = 300.f;  // kelvin at 0 degrees C on the device only
+  const float other_phys[lesson12::kPhysicsSize] = {saved_phys[lesson12::kVoltsPerCount], zero};
+  omp_target_memcpy(cal, ref::kOtherCalibration, sizeof saved_cal, 0, 0, device, host);
+  omp_target_memcpy(phys, other_phys, sizeof saved_phys, 0, 0, device, host);
+  const auto kelvin = converted(n, raw);
+  omp_target_memcpy(cal, saved_cal, sizeof saved_cal, 0, 0, device, host);  // both copies agree again
+  omp_target_memcpy(phys, saved_phys, sizeof saved_phys, 0, 0, device, host);
+  auto c = course::check_close<float>(kelvin, ref::kelvin(raw, ref::kOtherCalibration, zero), kTol,
+                                      "convert n=65536 with the device's copies of calibration and physics changed "
+                                      "(the host's not)");
+  if (!c.ok && course::check_close<float>(kelvin, ref::kelvin(raw, ref::kDefaultCalibration), kTol, "").ok)
+    c.message += std::string(" -- convert gave the HOST's tables' answer: its kernel did not read the device's copy "
+                             "of the tables but a copy of its own (tables mapped by each launch, values captured "
+                             "from the host, or a private array).") + kTablesHint;
+  else if (!c.ok)
+    c.message += " -- convert followed only part of the device's copy: does every function read physics and "
+                 "calibration themselves, on the device? (README, step 12.1)";
   COURSE_CHECK(c);
 }
 
@@ -194,6 +327,34 @@ TEST_CASE("set_calibration reaches the device: convert follows a new polynomial"
   lesson12::set_calibration(ref::kDefaultCalibration);
 }
 
+// Step 12.2, read where it lands: after set_calibration() the device's copy
+// of calibration (read back through omp_get_mapped_ptr) holds the new table.
+TEST_CASE("set_calibration writes the device's copy of the calibration table", "[lesson12][correctness]") {
+  const int device = omp_get_default_device(), host = omp_get_initial_device();
+  lesson12::set_calibration(ref::kDefaultCalibration);
+  (void)converted(kOffloadThreshold, readings(kOffloadThreshold));  // the device has started
+  for (const float *want : {ref::kOtherCalibration, ref::kDefaultCalibration}) {
+    lesson12::set_calibration(want);
+    void *cal = omp_get_mapped_ptr(lesson12::calibration, device);
+    COURSE_CHECK(expect(cal != nullptr, "after set_calibration the device holds no copy of calibration "
+                                        "(omp_get_mapped_ptr gives null): declare the table on the device (README, "
+                                        "step 12.1) and copy the host's new table to it (step 12.2)"));
+    if (!cal) return;
+    float got[lesson12::kCoefficients];
+    omp_target_memcpy(got, cal, sizeof got, 0, 0, host, device);
+    std::string held, wanted;
+    for (int i = 0; i < lesson12::kCoefficients; ++i) {
+      held += (i ? ", " : "") + std::to_string(got[i]);
+      wanted += (i ? ", " : "") + std::to_string(want[i]);
+    }
+    COURSE_CHECK(expect(std::equal(got, got + lesson12::kCoefficients, want),
+                        "after set_calibration({" + wanted + "}) the device's copy of calibration holds {" + held +
+                            "}: set_calibration changed the host's copy and left the device's behind (`target "
+                            "update`, in which direction, after what? README, step 12.2)"));
+  }
+  lesson12::set_calibration(ref::kDefaultCalibration);
+}
+
 // ---- correction: the linked table and data the caller holds ----------------------
 
 TEST_CASE("apply_correction at n = 1 and prime n = 1009 and 100003 on data the caller mapped",
@@ -220,6 +381,27 @@ TEST_CASE("apply_correction maps the large table only while it runs and sees eac
                                "12.1)"));
     COURSE_CHECK(c);
   }
+}
+
+// Step 12.1's `link`, as compiled: a table passed to the functions as a
+// parameter and mapped by the region gives the same answers and the same
+// copies, so only the declaration tells. Declared `link`, the device knows
+// the table by name (any declare-target function can read it) and holds it
+// only while a region maps it.
+TEST_CASE("the large table is declared target link (thermo.cpp as the compiler reads it)", "[lesson12][correctness]") {
+  const Structure &s = structure();
+  if (!course_test::recompiled(s, "how thermo.cpp declares the correction table")) return;
+  bool link = false, enter = false;
+  for (const auto &text : s.of("correction")) {
+    link = link || text.find("#pragma omp declare target link") != std::string::npos;
+    enter = enter || (text.find("#pragma omp declare target\n") != std::string::npos);
+  }
+  COURSE_CHECK(expect(link, std::string("thermo.cpp does not declare the correction table `declare target link`") +
+                                (enter ? " (it declares it `to`/`enter`: 4 MiB of device memory for the whole run)"
+                                       : " (a parameter the region maps gives the same copies, but the device does "
+                                         "not know the table: every function must be handed it)") +
+                                ". Link it, and let correction_at() read the table by name (README, step 12.1; "
+                                "compiler: " + s.cmd + ")"));
 }
 
 TEST_CASE("apply_correction copies the large table in once and nothing back", "[lesson12][correctness][ompt]") {
@@ -279,7 +461,65 @@ TEST_CASE("apply_correction refuses data the caller did not map with NotOnDevice
   COURSE_CHECK(expect(kelvin == before, "apply_correction changed data it refused (README, step 12.3)"));
 }
 
+// Step 12.3's `present`, as compiled: with the presence check in front, a
+// region that maps kelvin `tofrom` gives the same answers and copies nothing
+// on data already there, so only the directive tells. `present` makes the
+// runtime itself refuse a section that is not all on the device (the check
+// asks about one address; a caller that mapped only part of kelvin gets past it).
+TEST_CASE("apply_correction's region requires kelvin present (thermo.cpp as the compiler reads it)",
+          "[lesson12][correctness]") {
+  const Structure &s = structure();
+  if (!course_test::recompiled(s, "apply_correction's map clauses")) return;
+  const auto defs = s.of("apply_correction", "{");
+  COURSE_CHECK(expect(!defs.empty(), "the compiler printed no definition of lesson12::apply_correction"));
+  if (defs.empty()) return;
+  const std::regex present(R"(map\(([^:)]*[ ,(])?present\b[^:)]*:[^)]*\bkelvin\b)");
+  bool found = false;
+  std::string seen;
+  for (const auto &[line, before] : target_directives(defs[0])) {
+    found = found || std::regex_search(line, present);
+    seen += "\n  " + line;
+  }
+  COURSE_CHECK(expect(found, "apply_correction's target directives do not map kelvin with the `present` modifier:" +
+                                 (seen.empty() ? std::string(" (none found)") : seen) +
+                                 "\nThe presence check asks about one address; `present` makes the runtime refuse "
+                                 "the region when any part of kelvin[0:n] is not on the device, instead of copying "
+                                 "the stale host copy in. And on data that is there, what must the map copy? "
+                                 "(README, step 12.3)"));
+}
+
 // ---- step 12.4: offload only where the launch pays -------------------------------
+
+// Step 12.4's `if(target : ...)`, as compiled: a branch of one's own around
+// a host loop gives the same answers, launches and copies, so only the code
+// tells. The clause keeps ONE region that the runtime runs on the host
+// (its `parallel` part on host threads) or offloads.
+TEST_CASE("convert lets its region's if clause decide where it runs (thermo.cpp as the compiler reads it)",
+          "[lesson12][correctness]") {
+  const Structure &s = structure();
+  if (!course_test::recompiled(s, "convert's target region")) return;
+  const auto defs = s.of("convert", "{");
+  COURSE_CHECK(expect(!defs.empty(), "the compiler printed no definition of lesson12::convert"));
+  if (defs.empty()) return;
+  const auto directives = target_directives(defs[0]);
+  const std::regex clause(R"(\bif\((target *:)?[^:]*\bn\b)");
+  bool found = false;
+  std::string seen;
+  for (const auto &[line, before] : directives) {
+    found = found || std::regex_search(line, clause);
+    seen += "\n  " + line;
+  }
+  COURSE_CHECK(expect(found, "convert's target region has no `if` clause for the target construct:" +
+                                 (seen.empty() ? std::string(" (no target directive found)") : seen) +
+                                 "\nThe region itself should say when to offload: look up `if(target : ...)` "
+                                 "(README, step 12.4)"));
+  const std::string before = directives.empty() ? defs[0] : directives[0].second;
+  COURSE_CHECK(expect(before.find("kOffloadThreshold") == std::string::npos &&
+                          before.find("65536") == std::string::npos,
+                      "convert tests the threshold itself before its target region (a branch of its own to a host "
+                      "loop): the region's `if(target : ...)` clause is where that choice belongs: it runs the "
+                      "same region on the host, no launch, no copies (README, step 12.4)"));
+}
 
 // On every device: the device holds the real readings, the host a stale
 // copy. Below the threshold convert() must run on the host (it reads the
