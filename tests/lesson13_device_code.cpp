@@ -1,14 +1,23 @@
 // Lesson 13 tests -- device code: every kind's rule is callable on the device
-// through a pointer (13.1) and advance() matches the host's rules; the
-// particles handed to the kernel are grouped by kind, stably, fields kept
-// together (13.2: a data check, so the step is graded on the host device; a
-// GPU also times the divergence it removes); the potential is right at tile
-// lengths chosen at run time, beyond any fixed array (13.3); the interop
-// hand-off makes, reads and destroys its object, waits for the kernel and
-// gives the library the runtime's stream where there is one (13.4).
+// through a pointer (13.1: this file asks the runtime itself for each rule's
+// device address) and advance() matches the host's rules; the particles
+// handed to the kernel are grouped by kind, stably, fields kept together,
+// whatever the kinds (13.2: a data check, so the step is graded on the host
+// device; a GPU also times the divergence it removes); the potential is right
+// at tile lengths chosen at run time, and its team-local stage is asked for at
+// launch and found through LLVM's call (13.3: read from the compiler's AST,
+// since the host device gives no such memory); the interop hand-off makes,
+// reads and destroys its object, waits for the kernel (run with hidden helper
+// threads on, where a `nowait` kernel really runs alongside) and gives the
+// library the runtime's stream where there is one (13.4).
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -56,23 +65,52 @@ double potential_ref(const std::vector<float> &x, std::size_t i) {
   return s;
 }
 
+// particles.cpp as graded (l13::source_file(): in a step's or a mistake's
+// build, the copy under test), printed back by the compiler for namespace
+// lesson13 (-ast-print): the code as the compiler sees it, after the
+// preprocessor, with every directive and clause it kept.
+course_test::Recompile print_particles() {
+  namespace fs = std::filesystem;
+  course_test::Recompile r;
+  const fs::path src = l13::source_file();
+  // particles.hpp and given.inc live in lessons/ only, found from this test's own path.
+  const fs::path headers = fs::path(__FILE__).parent_path().parent_path() / "lessons" / "13-device-code";
+  const std::string cxx = course_test::recompiler({src, headers}, r);
+  if (cxx.empty()) return r;
+  r.cmd = cxx + " -std=c++20 -fopenmp -fsyntax-only -Xclang -ast-print -Xclang -ast-dump-filter -Xclang lesson13:: -I'" +
+          headers.string() + "' '" + src.string() + "' 2>&1";
+  course_test::run_recompile(r);
+  return r;
+}
+
 }  // namespace
 
 // ---- 13.1: function pointers on the device ---------------------------------
 
 TEST_CASE("every kind's rule has a device address (declare target indirect)", "[lesson13][correctness]") {
   const auto host = l13::host_updates();
-  const auto dev = l13::device_updates();
+  const auto dev = l13::device_updates();  // also runs the first target region: the device code is loaded
   static const char *names[l13::kinds] = {"drift", "spring", "drag"};
+  const int d = omp_get_default_device();
   for (int k = 0; k < l13::kinds; ++k) {
     INFO("kind " << k << " (" << names[k] << ")");
-    if (!dev[k])
+    // Asked here, in this file, not through particles.cpp's device_updates():
+    // the runtime's table of `indirect` functions is the evidence, whatever
+    // particles.cpp makes of the name omp_get_mapped_ptr.
+    void *mapped = omp_get_mapped_ptr(reinterpret_cast<void *>(host[k]), d);
+    if (!mapped) {
       FAIL_CHECK("kind " << k << "'s rule " << names[k]
-                         << "() has no device address: omp_get_mapped_ptr() finds no device copy of it, so no "
-                            "kernel can call it through a pointer. Declare it `declare target indirect` "
-                            "(README, step 13.1)");
-    else
-      CHECK(dev[k] != host[k]);  // the device's copy is another function (on the host device: in another image)
+                         << "() has no device address: omp_get_mapped_ptr() finds no device copy of it in the "
+                            "runtime's table, so no kernel can call it through a pointer. Which clause of "
+                            "`declare target` puts a function in that table? (README, step 13.1)");
+    } else {
+      CHECK(mapped != reinterpret_cast<void *>(host[k]));  // another function (on the host device: another image)
+      if (reinterpret_cast<void *>(dev[k]) != mapped)
+        FAIL_CHECK("device_updates() gives " << reinterpret_cast<void *>(dev[k]) << " for " << names[k]
+                                             << "(), the runtime's table " << mapped
+                                             << ": the given device_updates() must read the table as it is "
+                                                "(particles.cpp changes what it calls)");
+    }
   }
 }
 
@@ -138,20 +176,119 @@ TEST_CASE("group_by_kind keeps each particle's fields together and each kind's o
   }
 }
 
+namespace {
+
+// The particles @p kinds describes, fields from @p seed, ids 0, 1, ...
+l13::Particles particles_of_kinds(const std::vector<int> &kinds, std::uint64_t seed) {
+  l13::Particles p = l13::make_particles(kinds.size(), seed);
+  p.kind = kinds;
+  return p;
+}
+
+// "" when @p after is @p before grouped by kind (0s first), stably, every
+// particle's four fields together; otherwise what is wrong, first found.
+std::string grouping_fault(const l13::Particles &before, const l13::Particles &after) {
+  const std::size_t n = before.size();
+  std::ostringstream why;
+  if (after.x.size() != n || after.v.size() != n || after.kind.size() != n || after.id.size() != n) {
+    why << "the particles' arrays have " << after.x.size() << ", " << after.v.size() << ", " << after.kind.size()
+        << " and " << after.id.size() << " entries, not " << n;
+    return why.str();
+  }
+  for (std::size_t i = 1; i < n; ++i)
+    if (after.kind[i] < after.kind[i - 1]) {
+      why << "kind " << after.kind[i] << " at " << i << " comes after kind " << after.kind[i - 1]
+          << ": the particles are not grouped by kind (0s first)";
+      return why.str();
+    }
+  std::vector<char> seen(n, 0);
+  int last_id[l13::kinds] = {-1, -1, -1};
+  for (std::size_t i = 0; i < n; ++i) {
+    const int id = after.id[i];
+    if (id < 0 || id >= static_cast<int>(n) || seen[static_cast<std::size_t>(id)]) {
+      why << "at " << i << ": particle id " << id << " is out of range or appears twice: a particle was lost";
+      return why.str();
+    }
+    seen[static_cast<std::size_t>(id)] = 1;
+    const std::size_t o = static_cast<std::size_t>(id);
+    if (after.kind[i] != before.kind[o] || after.x[i] != before.x[o] || after.v[i] != before.v[o]) {
+      why << "at " << i << ": particle " << id << " carries another particle's "
+          << (after.kind[i] != before.kind[o] ? "kind" : after.x[i] != before.x[o] ? "position" : "velocity");
+      return why.str();
+    }
+    if (id < last_id[after.kind[i]]) {
+      why << "kind " << after.kind[i] << ": particle " << id << " comes after particle " << last_id[after.kind[i]]
+          << ": the sort is not stable";
+      return why.str();
+    }
+    last_id[after.kind[i]] = id;
+  }
+  return "";
+}
+
+}  // namespace
+
+// make_particles() always interleaves the kinds (kind = i % 3, equal counts):
+// here they are random, in uneven numbers, one kind absent, so the grouping
+// must read each particle's kind.
+TEST_CASE("group_by_kind groups random kinds in uneven numbers with a kind absent", "[lesson13][correctness]") {
+  std::mt19937_64 rng(course_test::seed());
+  // {share of kind 0, share of kind 1}: the rest is kind 2.
+  const struct {
+    std::size_t n;
+    double p0, p1;
+    const char *what;
+  } cases[] = {{1, 0.0, 0.0, "n=1, one particle of kind 2"},
+               {997, 0.1, 0.2, "n=997, kinds 10 % / 20 % / 70 %"},
+               {1000, 0.35, 0.0, "n=1000, no particle of kind 1"},
+               {1000, 0.0, 0.4, "n=1000, no particle of kind 0"},
+               {3001, 0.6, 0.05, "n=3001, kinds 60 % / 5 % / 35 %"}};
+  for (const auto &c : cases) {
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<int> kinds(c.n);
+    for (int &k : kinds) {
+      const double r = u(rng);
+      k = r < c.p0 ? 0 : r < c.p0 + c.p1 ? 1 : 2;
+    }
+    const l13::Particles before = particles_of_kinds(kinds, course_test::seed());
+    l13::Particles after = before;
+    l13::group_by_kind(after);
+    const std::string fault = grouping_fault(before, after);
+    if (!fault.empty())
+      FAIL(c.what << ": " << fault
+                  << ". Here the kinds are random, not make_particles' 0, 1, 2, 0, ...: count and place each "
+                     "particle by the kind it has (README, step 13.2)");
+  }
+  SUCCEED("grouped, stable, fields together, for any kinds");
+}
+
 TEST_CASE("advance on grouped particles is faster than on interleaved kinds", "[lesson13][speedup]") {
   if (!course::device_info().is_gpu())
     COURSE_SKIP_SPEED("lesson 13 grouped: not timed on the host device, where a thread runs one particle at a time "
                       "and no lanes wait on each other; 'group_by_kind makes each kind contiguous' grades step 13.2 "
                       "here");
   const std::size_t n = 1 << 20;
+  const int steps = 200;
   const auto mixed = l13::make_particles(n, course_test::seed());
   auto grouped = mixed;
   l13::group_by_kind(grouped);
   auto out = grouped;
-  l13::advance(out, 200, 0.01f);
-  COURSE_CHECK(check_advance(grouped, out, 200, 0.01f, "advance grouped n=2^20"));
-  const auto cmp = course::compare_interleaved([&] { auto p = mixed; l13::advance(p, 200, 0.01f); },
-                                               [&] { auto p = grouped; l13::advance(p, 200, 0.01f); }, 5, 1);
+  l13::advance(out, steps, 0.01f);
+  COURSE_CHECK(check_advance(grouped, out, steps, 0.01f, "advance grouped n=2^20"));
+  // Timed with both sets of particles already on the device: advance()'s maps
+  // find them present and copy nothing, so each call is the kernel (plus
+  // device_updates()'s empty region and the 3-entry table), what grouping
+  // changes. The particles advance further with every call; their values stay
+  // finite (drift moves 0.02 per call, spring and drag are bounded).
+  l13::Particles a = mixed, b = grouped;
+  float *ax = a.x.data(), *av = a.v.data(), *bx = b.x.data(), *bv = b.v.data();
+  int *ak = a.kind.data(), *bk = b.kind.data();
+  course::Comparison cmp;
+#pragma omp target data map(to : ax[0:n], av[0:n], ak[0:n], bx[0:n], bv[0:n], bk[0:n])
+  {
+    cmp = course::compare_interleaved([&] { l13::advance(a, steps, 0.01f); },
+                                      [&] { l13::advance(b, steps, 0.01f); }, 5, 1);
+  }
   COURSE_REQUIRE_SPEEDUP(thresholds::kGrouped, "lesson 13 grouped", cmp);
 }
 
@@ -184,6 +321,45 @@ TEST_CASE("potential refuses tile lengths outside 1 to max_tile", "[lesson13][co
   CHECK_THROWS_AS(l13::potential(x.data(), 10, l13::max_tile + 1, phi.data()), std::invalid_argument);
 }
 
+// On the host device llvm_omp_target_dynamic_shared_alloc() returns nullptr
+// and every kernel runs on its scratch slice, so the run cannot tell a stage
+// sized at launch from a fixed array or from the fallback alone: the
+// compiler's view of particles.cpp grades it (the clause on a target
+// construct, its size computed at run time, and the kernel's stage taken
+// from LLVM's call).
+TEST_CASE("the stage is team-local memory sized at launch: ompx_dyn_cgroup_mem and llvm_omp_target_dynamic_shared_alloc",
+          "[lesson13][correctness]") {
+  const course_test::Recompile c = print_particles();
+  if (!course_test::recompiled(c, "how the potential's kernel gets its team-local memory")) return;
+  INFO("compiler: " << c.cmd);
+  static const std::regex clause(R"(#pragma omp target[^\n]*ompx_dyn_cgroup_mem\(([^\n]*))");
+  std::smatch m;
+  if (!std::regex_search(c.out, m, clause))
+    FAIL("no target construct in particles.cpp asks for team-local memory at launch (LLVM's "
+         "`ompx_dyn_cgroup_mem(bytes)` clause, as the compiler sees the file): a fixed array's size is set when the "
+         "kernel is compiled, and the scratch slice is only the fallback for a device that gives none. "
+         "(README, concept 3 and step 13.3)");
+  // The size must be computed when the kernel is launched: some variable in
+  // it, not only constants (literals, sizeof, max_tile).
+  static const std::regex word(R"([A-Za-z_]\w*)");
+  static const std::set<std::string> fixed = {"sizeof", "static_cast", "int", "float", "unsigned", "long", "std",
+                                              "size_t", "max_tile", "lesson13", "kinds", "char", "double"};
+  bool runtime = false;
+  const std::string size = m[1].str();
+  for (std::sregex_iterator w(size.begin(), size.end(), word), e; w != e; ++w) runtime = runtime || !fixed.count(w->str());
+  if (!runtime)
+    FAIL("ompx_dyn_cgroup_mem(" << size
+                                << " asks for a size fixed when the kernel is compiled: the tile is chosen at run "
+                                   "time, so ask for what that tile needs, in bytes (README, step 13.3)");
+  static const std::regex call(R"(=[^;\n]*llvm_omp_target_dynamic_shared_alloc\(\))");
+  if (!std::regex_search(c.out, call))
+    FAIL("the kernel never takes its team's launch-time memory: no pointer is set from "
+         "llvm_omp_target_dynamic_shared_alloc(), so the bytes ompx_dyn_cgroup_mem asks for go unused and every team "
+         "stages in its scratch slice, global memory. That call returns nullptr only where the device gives none (the "
+         "host device): fall back there only. (README, concept 3 and step 13.3)");
+  SUCCEED("stage sized at launch: ompx_dyn_cgroup_mem(" << size << ", found with llvm_omp_target_dynamic_shared_alloc()");
+}
+
 // ---- 13.4: interop -----------------------------------------------------------
 
 TEST_CASE("the hand-off makes an interop object for the interop device and destroys it", "[lesson13][correctness]") {
@@ -204,7 +380,7 @@ TEST_CASE("the hand-off makes an interop object for the interop device and destr
                  "to omp_interop_none; one leaks per call otherwise");
     CHECK(l13::lib::calls() == before + 1);
     if (course::device_info().is_gpu()) {
-      // LLVM's CUDA plugin hands a CUstream for targetsync (to be confirmed on a GPU, see the README).
+      // LLVM's CUDA plugin hands a CUstream for targetsync (an H100 and an H200 gave one, README).
       CHECK(h.stream != nullptr);
       CHECK(l13::lib::last_stream() == h.stream);
     } else {
@@ -213,4 +389,85 @@ TEST_CASE("the hand-off makes an interop object for the interop device and destr
     std::vector<double> ref(y.size(), 1.5);  // (2 + 1) x 0.5: the library ran after the kernel
     COURSE_CHECK(course::check_close<float>(y, ref, 1e-6, "add_then_scale n=" + std::to_string(n)));
   }
+}
+
+// The hand-off's object is made and destroyed by the interop construct, as the
+// compiler sees particles.cpp: the Handoff fields alone could be filled in by
+// hand.
+TEST_CASE("the hand-off is an interop object: interop init with targetsync and interop destroy",
+          "[lesson13][correctness]") {
+  const course_test::Recompile c = print_particles();
+  if (!course_test::recompiled(c, "how the hand-off gets its interop object")) return;
+  INFO("compiler: " << c.cmd);
+  static const std::regex init(R"(#pragma omp interop[^\n]*\binit\([^\n]*targetsync)");
+  static const std::regex destroy(R"(#pragma omp interop[^\n]*\bdestroy\()");
+  if (!std::regex_search(c.out, init))
+    FAIL("particles.cpp makes no interop object for targetsync (no `#pragma omp interop init(targetsync : ...)`, "
+         "as the compiler sees the file): the library must get its stream, and its order after the kernel, from "
+         "an object the runtime made, not from values written by hand (README, concept 4 and step 13.4)");
+  if (!std::regex_search(c.out, destroy))
+    FAIL("particles.cpp never destroys its interop object (`#pragma omp interop destroy(...)`): one leaks per "
+         "call (README, step 13.4)");
+  SUCCEED("interop init(targetsync) and interop destroy");
+}
+
+namespace {
+// y = (2 + 1) x 0.5 at sizes where a kernel still running is seen; "" or the first fault.
+std::string handoff_order_fault() {
+  for (int rep = 0; rep < 4; ++rep)
+    for (int n : {100003, 1 << 20}) {
+      std::vector<float> y(static_cast<std::size_t>(n), 2.f);
+      (void)l13::add_then_scale(y.data(), n, 0.5f);
+      for (int i = 0; i < n; ++i)
+        if (y[static_cast<std::size_t>(i)] != 1.5f) {
+          std::ostringstream why;
+          why << "add_then_scale n=" << n << " (run " << rep + 1 << "): y[" << i << "] is "
+              << y[static_cast<std::size_t>(i)] << ", expected 1.5 = (2 + 1) x 0.5";
+          return why.str();
+        }
+    }
+  return "";
+}
+}  // namespace
+
+// The kernel of add_then_scale() is `nowait`: it may still run when
+// hand_off() starts, and only the `depend` of the interop object's `init`
+// makes the library wait for it. On the host device ctest runs the course
+// with LLVM's hidden helper threads off (cmake/CourseEnvironment.cmake, for
+// lesson 9): a `nowait` kernel then runs to its end before the next line and
+// no order can be wrong. So here the test runs itself again with them on
+// (LLVM's default, as on a GPU), where the kernel runs alongside.
+TEST_CASE("the library starts after the kernel: the interop object waits for it with hidden helper threads on",
+          "[lesson13][correctness]") {
+  if (course::device_info().is_gpu() || std::getenv("COURSE_LESSON13_CHILD")) {
+    const std::string fault = handoff_order_fault();
+    if (!fault.empty())
+      FAIL("the library scaled y before the kernel's +1 was done (2 x 0.5 + 1 = 2): the kernel runs `nowait` with "
+           "depend(out : y[0:n]); what does your interop init wait for, and is it the same storage? (README, "
+           "concept 4 and step 13.4) -- "
+           << fault);
+    SUCCEED("the library ran after the kernel every time");
+    return;
+  }
+  const char *name = "the library starts after the kernel: the interop object waits for it with hidden helper threads on";
+  course_test::ChildRun r;
+  // LLVM 19 aborts a host-device `nowait` kernel now and then with hidden
+  // helper threads on ("kmp_tasking.cpp(4368): task_team != __null", lesson 9's
+  // README): the runtime's fault, not the student's, so that abort alone is run again.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    r = course_test::run_self(name, {"LIBOMP_USE_HIDDEN_HELPER_TASK=1", "COURSE_LESSON13_CHILD=1"});
+    if (!r.started || r.output.find("kmp_tasking.cpp") == std::string::npos) break;
+    WARN("LLVM's runtime aborted the child (kmp_tasking.cpp, a known LLVM 19 fault with hidden helper threads): "
+         "running it again");
+  }
+  if (!r.started) FAIL("could not run the child process: " + r.output);
+  if (r.exit_code != 0) {
+    // The child's message, its lines joined again (Catch wrapped them).
+    const auto at = r.output.find("the library scaled y");
+    const std::string message = r.output.substr(at == std::string::npos ? 0 : at, 1200);
+    const std::string joined = std::regex_replace(message.substr(0, message.find("\n====")), std::regex(R"(\s+)"), " ");
+    FAIL("with hidden helper threads on (LIBOMP_USE_HIDDEN_HELPER_TASK=1, in a child process), where the `nowait` "
+         "kernel runs alongside the hand-off, " << joined);
+  }
+  SUCCEED("the library ran after the kernel with hidden helper threads on");
 }
