@@ -16,6 +16,13 @@ It reads
 and decides, per lesson, which steps are done and which step is next:
 
   1. every test of the lesson passed            -> every step done;
+     a test skipped by design on this device counts as no failure, as
+     ctest counts it: ctest lists it "Skipped" (its SKIP_REGULAR_EXPRESSION
+     matched "COURSE-SKIP:", e.g. a speed test graded on a GPU only, or its
+     SKIP_RETURN_CODE), or, in Catch2's own JUnit, it printed "COURSE-SKIP:";
+     it is shown apart with the reason it printed. A test ctest did not run
+     because its fixture failed or its program is missing ("Not Run") is a
+     failure, as ctest says;
   2. otherwise a step whose blocks are all the starter's is "not started",
      one whose blocks changed is "edited" (the lesson's tests grade the
      lesson, not each step, so an edit is not called done before they pass);
@@ -92,39 +99,71 @@ def compile_error(out):
     return ""
 
 
+# ctest's <skipped message=...> of a test skipped by design: its
+# SKIP_REGULAR_EXPRESSION matched, or it exited with its SKIP_RETURN_CODE.
+# ctest counts these as no failure ("100% tests passed"); its other not-run
+# tests ("Fixture dependency failed", "Unable to find executable") fail.
+SKIPPED_BY_DESIGN = re.compile(r"^SKIP_(REGULAR_EXPRESSION_MATCHED|RETURN_CODE)")
+COURSE_SKIP = re.compile(r"^\s*COURSE-SKIP:", re.M)  # tests/support/course_test.hpp, COURSE_SKIP_SPEED
+SKIP_LINE = re.compile(r"^\s*(?:COURSE-SKIP|SKIPPED):\s*(.*)$", re.M)
+
+
+def skip_reason(out, fallback):
+    """What a skipped test printed about why ("COURSE-SKIP: ..." or "SKIPPED: ...")."""
+    m = SKIP_LINE.search(out)
+    return one_line(m.group(1) if m and m.group(1).strip() else fallback, 300)
+
+
 def parse_lesson(xml_path):
-    """One lesson's JUnit XML -> dict(status, passed, total, speedups, note,
-    test, banner, cases). status: PASS (every test passed), SLOW (only speed
-    verdicts failed), FAIL (a wrong result, crash or timeout), ERROR (no
-    usable result). cases: [(name, "passed"|"failed"|"not run", message)] in
+    """One lesson's JUnit XML -> dict(status, passed, total, skipped, speedups,
+    note, test, banner, cases). status: PASS (every test graded here passed),
+    SLOW (only speed verdicts failed), FAIL (a wrong result, crash, timeout or
+    a test not run), ERROR (no usable result). total: the tests graded on this
+    device; skipped: [(name, reason)] of those skipped here by design (not in
+    total). cases: [(name, "passed"|"failed"|"not run"|"skipped", message)] in
     the file's order."""
     try:
         root = ET.parse(xml_path).getroot()
     except (ET.ParseError, OSError) as e:
         return {"status": "ERROR", "note": f"unreadable JUnit XML: {one_line(e)}"}
     passed = total = 0
-    speedups, wrong, slow, cases, banner = [], [], [], [], ""
+    speedups, wrong, slow, cases, banner, skipped = [], [], [], [], "", []
     build_error = ""
     for case in root.iter("testcase"):
-        total += 1
         out = "".join(e.text or "" for e in case.iter("system-out"))
         if not banner:
             m = re.search(r"^device: (.*)$", out, re.M)
             banner = m.group(1) if m else ""
+        name = re.sub(r"^lesson\d+: ", "", case.get("name", "?"))
+        status = case.get("status", "")
+        fail, skip = case.find("failure"), case.find("skipped")
+        # ctest writes status="fail"; Catch2's own JUnit (a GPU node's results,
+        # scripts/report-gpu.sh test) writes "run" for every case it ran, and a
+        # <failure> or <error> inside the one that failed.
+        if status == "disabled" or (skip is not None and SKIPPED_BY_DESIGN.match(skip.get("message") or "")):
+            why = "disabled" if status == "disabled" else skip_reason(out, skip.get("message"))
+            skipped.append((name, why))
+            cases.append((name, "skipped", why))
+            continue
+        if status in ("", "run") and (
+                (fail is not None and (fail.get("message") or "").startswith("COURSE-SKIP:"))
+                or (fail is None and case.find("error") is None and COURSE_SKIP.search(out))):
+            # Catch2's own JUnit has no skip status: a case that printed
+            # "COURSE-SKIP:" is the one ctest's SKIP_REGULAR_EXPRESSION lists skipped.
+            why = skip_reason((fail.get("message") if fail is not None else "") + "\n" + out, "skipped")
+            skipped.append((name, why))
+            cases.append((name, "skipped", why))
+            continue
+        total += 1
         for m in VERDICT.finditer(out):
             factor = float(m.group(4))
             measured = factor if m.group(5) == "faster" else (1 / factor if factor else 0.0)
             speedups.append({"label": m.group(3).strip(), "measured": measured, "shown": f"{factor:g}x {m.group(5)}",
                              "required": float(m.group(6)), "on": f"{m.group(7)}, {m.group(8)}",
                              "line": m.group(0)})
-        name = re.sub(r"^lesson\d+: ", "", case.get("name", "?"))
-        status = case.get("status", "")
-        # ctest writes status="fail"; Catch2's own JUnit (a GPU node's results,
-        # scripts/report-gpu.sh test) writes "run" for every case it ran, and a
-        # <failure> or <error> inside the one that failed.
-        if case.find("failure") is not None or case.find("error") is not None:
+        if fail is not None or case.find("error") is not None:
             status = "fail"
-        elif case.find("skipped") is not None and status in ("", "run"):
+        elif skip is not None and status in ("", "run"):
             status = "notrun"
         elif status == "":
             status = "run"
@@ -132,12 +171,12 @@ def parse_lesson(xml_path):
             passed += 1
             cases.append((name, "passed", ""))
             continue
-        if status in ("notrun", "disabled"):
-            wrong.append((name, "not run"))
-            cases.append((name, "not run", "not run"))
+        if status == "notrun":
+            why = "not run" + (f": {skip.get('message')}" if skip is not None and skip.get("message") else "")
+            wrong.append((name, why))
+            cases.append((name, "not run", why))
             continue
         reasons = failure_reasons(out)
-        fail = case.find("failure")
         if fail is not None and fail.get("message"):
             reasons.append(fail.get("message"))
         if "***Timeout" in out or (fail is not None and "Timeout" in (fail.get("message") or "")):
@@ -152,19 +191,21 @@ def parse_lesson(xml_path):
             wrong.append((name, msg))
             cases.append((name, "failed", msg))
     if total == 0:
-        return {"status": "ERROR", "note": "no tests ran", "speedups": speedups}
+        return {"status": "ERROR", "note": "no tests ran" + (f" ({len(skipped)} skipped here)" if skipped else ""),
+                "speedups": speedups, "skipped": skipped}
     if build_error:
         # The build fixture failed, so the lesson's tests did not run: one line says why.
         return {"status": "ERROR", "note": f"does not compile: {build_error}", "test": "build", "speedups": [],
-                "banner": banner, "cases": cases}
+                "banner": banner, "cases": cases, "skipped": skipped}
     status = "PASS" if passed == total else ("FAIL" if wrong else "SLOW")
     # note: the first failure's message (a wrong result before a slow one); test: which test said it.
     note = one_line(wrong[0][1]) if wrong else ("too slow: " + ", ".join(slow) if slow else "")
     test = wrong[0][0] if wrong else ""
     # first: the failing test a student reads first, with its whole message (a speed verdict too).
     first = wrong[0] if wrong else next(((c[0], c[2]) for c in cases if c[1] == "failed"), ("", ""))
-    return {"status": status, "passed": passed, "total": total, "speedups": speedups, "note": note, "test": test,
-            "banner": banner, "cases": cases, "first_test": first[0], "first_message": one_line(first[1])}
+    return {"status": status, "passed": passed, "total": total, "skipped": skipped, "speedups": speedups,
+            "note": note, "test": test, "banner": banner, "cases": cases, "first_test": first[0],
+            "first_message": one_line(first[1])}
 
 
 # --- the starters as released, and the student's blocks ----------------------
@@ -275,13 +316,14 @@ def step_states(tree, lesson, subdir="lessons"):
 
 def lesson_progress(n, lesson, states, result, problems=()):
     """Lesson n's view: dict(lesson, topic, status, steps, next, message,
-    speedups, passed, total, note). status: done | in progress | not started |
-    error. Each step: dict(id, label, optional, state) with state one of done,
-    edited, not started, next."""
+    speedups, passed, total, skipped, note): total counts the tests graded
+    here, skipped lists [name, reason] of those skipped here by design.
+    status: done | in progress | not started | error. Each step: dict(id,
+    label, optional, state) with state one of done, edited, not started, next."""
     steps = [dict(id=s["id"], label=s["label"], optional=s["optional"], state=states.get(s["id"], "edited"))
              for s in lesson.get("steps", [])]
     view = {"lesson": n, "topic": lesson.get("folder", "")[3:], "steps": steps, "next": "", "message": "",
-            "test": "", "speedups": [], "passed": None, "total": None, "note": ""}
+            "test": "", "speedups": [], "passed": None, "total": None, "skipped": [], "note": ""}
     touched = any(s["state"] == "edited" for s in steps)
     if problems:
         view.update(status="error", note="; ".join(problems))
@@ -294,6 +336,7 @@ def lesson_progress(n, lesson, states, result, problems=()):
         return view
     view["speedups"] = result.get("speedups", [])
     view["passed"], view["total"] = result.get("passed"), result.get("total")
+    view["skipped"] = [list(x) for x in result.get("skipped", [])]
     st = result.get("status")
     if st == "PASS":
         for s in steps:

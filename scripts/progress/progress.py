@@ -12,7 +12,8 @@ It also writes the same as one self-contained page, BUILD/progress.html, and
 as BUILD/progress/progress.json.
 
 How a step is judged (scripts/progress/grades.py says it in full): a lesson
-whose tests all pass has every step done; otherwise a step whose TODO blocks
+whose tests all pass (a test this device skips by design, as ctest lists it,
+is shown apart and is no failure) has every step done; otherwise a step whose TODO blocks
 are still the starter's, byte for byte, is not started, and one you changed
 is "edited" until the lesson's tests pass. A lesson you have not started is
 not run (its untouched starter fails by design).
@@ -192,6 +193,13 @@ def _now():
     return datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M")
 
 
+def skipped_words(v):
+    """", 3 skipped here by design": the tests this device does not grade (a
+    speed test graded on a GPU only), which ctest lists as skipped, not failed."""
+    k = len(v.get("skipped", []))
+    return f", {k} skipped here by design" if k else ""
+
+
 # --- text ---------------------------------------------------------------------
 
 COLOURS = {"done": "32", "next": "1;31", "edited": "33", "not started": "2", "in progress": "1;33",
@@ -207,10 +215,12 @@ def text(views, device_class, colour):
         head = f"lesson {v['lesson']:>2} {v['topic']:<22} "
         st = v["status"]
         if v["total"]:
-            st += f" ({v['passed']}/{v['total']} tests pass)"
+            st += f" ({v['passed']}/{v['total']} tests pass{skipped_words(v)})"
         lines.append(head + c(v["status"], st))
         if v["note"]:
             lines.append(f"    {c('error', grades.one_line(v['note'], 200))}")
+        for name, why in v.get("skipped", []):
+            lines.append(f"    {c('not started', 'skipped here: ' + name + ': ' + grades.one_line(why, 160))}")
         for s in v["steps"]:
             word = s["state"] + (", optional" if s["optional"] else "")
             lines.append(f"  {c(s['state'], MARK[s['state']])} {s['id']:<5} {s['label'][:60]:<60} {c(s['state'], word)}")
@@ -242,7 +252,7 @@ tr.s-done td.state { color: #1b5e20; } tr.s-next td.state { color: #b71c1c; font
 tr.s-edited td.state { color: #8a4b00; } tr.s-notstarted td { color: #777; }
 tr.msg td { color: #b71c1c; font-size: 13px; border-top: none; }
 ul.sp { margin: 6px 0 0; padding-left: 18px; font-variant-numeric: tabular-nums; } li.low { color: #b71c1c; font-weight: 600; }
-p.note { color: #b71c1c; margin: 2px 0; }
+p.note { color: #b71c1c; margin: 2px 0; } p.skip { color: #555; margin: 2px 0; font-size: 13px; }
 """
 
 
@@ -257,9 +267,12 @@ def page(views, device_class, build):
     for v in views:
         out.append(f'<section id="lesson{v["lesson"]}" data-status="{e(v["status"])}">'
                    f'<h2>lesson {v["lesson"]} {e(v["topic"])}<span class="st {slug(v["status"])}">{e(v["status"])}'
-                   + (f' · {v["passed"]}/{v["total"]} tests pass' if v["total"] else "") + "</span></h2>")
+                   + (f' · {v["passed"]}/{v["total"]} tests pass{e(skipped_words(v))}' if v["total"] else "")
+                   + "</span></h2>")
         if v["note"]:
             out.append(f'<p class="note">{e(v["note"])}</p>')
+        for name, why in v.get("skipped", []):
+            out.append(f'<p class="skip">skipped here: {e(name)}: {e(why)}</p>')
         out.append("<table>")
         for s in v["steps"]:
             word = s["state"] + (", optional" if s["optional"] else "")

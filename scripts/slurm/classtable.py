@@ -12,7 +12,8 @@ submit.sh made: roster.tsv, class.conf, students/NNN-name/) and writes
               the lines themselves in class.csv and in class.html's tooltip)
   class.html  one static, self-contained page: a colour per cell
 
-A cell is PASS (every test passed), SLOW (correct, but a speedup below what
+A cell is PASS (every test graded there passed; a test skipped by design on
+that device, e.g. a speed test graded on a GPU only, is counted apart), SLOW (correct, but a speedup below what
 is required), FAIL (a wrong result, a crash, a timeout), ERROR (could not be
 graded: the one-line reason) or MISSING (the task never finished). Speedups
 come from the tests' own verdict lines, e.g.
@@ -124,6 +125,8 @@ def cell_text(cell):
     parts = [s]
     if "total" in cell:
         parts[0] += f" {cell['passed']}/{cell['total']}"
+    if cell.get("skipped"):
+        parts.append(f"{len(cell['skipped'])} skipped here by design")
     for sp in cell.get("speedups", []):
         parts.append(f"{sp['label']} {times(sp['measured'])}x (needs {sp['required']:g}x)")
     if cell.get("next"):
@@ -255,6 +258,9 @@ def write_html(path, title, info, lessons, topics, rows):
             body = [f'<span class="st">{e(mark[c["status"]])}</span>']
             if "total" in c:
                 body.append(f'<span class="n">{c["passed"]}/{c["total"]} tests</span>')
+            if c.get("skipped"):
+                body.append(f'<span class="n" title="{e(chr(10).join(f"{a}: {b}" for a, b in c["skipped"]))}">'
+                            f'{len(c["skipped"])} skipped here</span>')
             for sp in c.get("speedups", []):
                 low = " low" if sp["measured"] < sp["required"] else ""
                 body.append(f'<span class="sp{low}">{e(sp["label"])}: {times(sp["measured"])}× '
