@@ -234,6 +234,58 @@ def step_label(first_line):
     return text if len(text) <= 80 else text[:79] + "…"
 
 
+# A step's title, from its lesson's README (its Steps lines), in either form:
+#   **1.1 — loop order.** ...            (a list item, or a table's step cell;
+#   **7.1, 7.2 — `to_soa()` ...:**        several ids, "(optional)", and a line
+#   **7.6 (optional) — ...**              break inside the bold are fine)
+#   | step | where | what |               (a table whose header starts with
+#   | 13.1 | the rules | make them ... |   "step": the "what" or "title" cell)
+TITLE_BOLD = re.compile(r"\*\*(\d+\.\d+(?:\s*,\s*\d+\.\d+)*)(?:\s*\([^)*\n]*\))?\s*[—–]\s*"
+                        r"((?:(?!\*\*|\n\s*\n).)+?)\*\*", re.S)
+STEP_IDS = re.compile(r"^\d+\.\d+(?:\s*,\s*\d+\.\d+)*$")
+TITLE_MAX = 72  # what fits beside the id and the state on one line of scripts/progress.sh
+
+
+def _plain(md):
+    """A title as plain text: no emphasis or code marks, one line, no end punctuation."""
+    text = " ".join(md.replace("**", "").replace("`", "").split())
+    return text.rstrip(" .:,;")
+
+
+def _cells(line):
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def readme_titles(text):
+    """{step id: title} from a lesson README's text; the first title of an id wins."""
+    titles = {}
+    for m in TITLE_BOLD.finditer(text):
+        for i in re.split(r"\s*,\s*", m.group(1)):
+            titles.setdefault(i, _plain(m.group(2)))
+    col = None
+    for line in text.splitlines():
+        if not line.lstrip().startswith("|"):
+            col = None
+            continue
+        cells = _cells(line)
+        if cells and cells[0].lower() == "step":
+            heads = [c.lower() for c in cells]
+            col = next((k for k, h in enumerate(heads) if h in ("what", "title")), None)
+            continue
+        if col is not None and len(cells) > col and STEP_IDS.match(cells[0]) and _plain(cells[col]):
+            for i in re.split(r"\s*,\s*", cells[0]):
+                titles.setdefault(i, _plain(cells[col]))
+    return titles
+
+
+def lesson_titles(folder, repo=HERE.parent.parent):
+    """{step id: title} of lessons/FOLDER/README.md ({} when it cannot be read)."""
+    try:
+        return readme_titles((repo / "lessons" / folder / "README.md").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return {}
+
+
 def lesson_blocks(path):
     """{step id: [digest of each TODO block of that id, in order]} and
     {step id: first line} of one file; raises nothing."""
@@ -320,7 +372,11 @@ def lesson_progress(n, lesson, states, result, problems=()):
     here, skipped lists [name, reason] of those skipped here by design.
     status: done | in progress | not started | error. Each step: dict(id,
     label, optional, state) with state one of done, edited, not started, next."""
-    steps = [dict(id=s["id"], label=s["label"], optional=s["optional"], state=states.get(s["id"], "edited"))
+    # Each step's label is its title in the lesson's README; the starter's
+    # TODO line (the manifest's label) only where the README has none.
+    titles = lesson_titles(lesson.get("folder", "")) if lesson.get("folder") else {}
+    steps = [dict(id=s["id"], label=titles.get(s["id"]) or s["label"], optional=s["optional"],
+                  state=states.get(s["id"], "edited"))
              for s in lesson.get("steps", [])]
     view = {"lesson": n, "topic": lesson.get("folder", "")[3:], "steps": steps, "next": "", "message": "",
             "test": "", "speedups": [], "passed": None, "total": None, "skipped": [], "note": ""}

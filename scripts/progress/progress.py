@@ -221,9 +221,13 @@ def text(views, device_class, colour):
             lines.append(f"    {c('error', grades.one_line(v['note'], 200))}")
         for name, why in v.get("skipped", []):
             lines.append(f"    {c('not started', 'skipped here: ' + name + ': ' + grades.one_line(why, 160))}")
+        # The steps' titles (their README's Steps lines) whole, in one column.
+        width = max((len(s["label"]) for s in v["steps"]), default=0)
+        width = min(width, grades.TITLE_MAX)
         for s in v["steps"]:
             word = s["state"] + (", optional" if s["optional"] else "")
-            lines.append(f"  {c(s['state'], MARK[s['state']])} {s['id']:<5} {s['label'][:60]:<60} {c(s['state'], word)}")
+            label = s["label"] if len(s["label"]) <= width else s["label"][:width - 1] + "…"
+            lines.append(f"  {c(s['state'], MARK[s['state']])} {s['id']:<5} {label:<{width}} {c(s['state'], word)}")
             if s["state"] == "next" and v["message"]:
                 lines.append(f"          {v['test']}: {grades.one_line(v['message'], 300)}")
         for sp in v["speedups"]:
