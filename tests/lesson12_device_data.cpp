@@ -488,7 +488,7 @@ TEST_CASE("apply_correction's region requires kelvin present (thermo.cpp as the 
                                  "(README, step 12.3)"));
 }
 
-// ---- step 12.4: offload only where the launch pays -------------------------------
+// ---- step 12.4: offload only from the threshold on ------------------------------
 
 // Step 12.4's `if(target : ...)`, as compiled: a branch of one's own around
 // a host loop gives the same answers, launches and copies, so only the code
@@ -542,7 +542,7 @@ TEST_CASE("convert runs on the host below the threshold and on the device from i
     if (!c.ok)
       c.message += device ? " -- it ran on the host at the threshold: offload when n >= kOffloadThreshold "
                             "(`if(target : ...)`, README, step 12.4)"
-                          : " -- it ran on the device below the threshold: a launch there costs more than the loop; "
+                          : " -- it ran on the device below the threshold: the lesson keeps small inputs on the host; "
                             "offload only when n >= kOffloadThreshold (`if(target : ...)`, README, step 12.4)";
     COURSE_CHECK(c);
   }

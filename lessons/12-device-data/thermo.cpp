@@ -7,7 +7,7 @@
 //   12.2 recalibrate: `target update to(...)` after the host changes a global
 //   12.3 correction: data the caller must have mapped: `omp_target_is_present`,
 //                    the `present` map modifier: fail loudly, never on stale data
-//   12.4 convert:    `if(target : ...)`: offload only where the launch pays
+//   12.4 convert:    `if(target : ...)`: offload only from kOffloadThreshold on
 // Run `ctest --preset student -L lesson12` from the repository root after
 // each step (it rebuilds your code first); see README.md for hints.
 #include <omp.h>
