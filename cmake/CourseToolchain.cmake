@@ -227,6 +227,21 @@ elseif(_device STREQUAL "nvptx")
   set(COURSE_CUDA_PATH_USED "${_cuda}" CACHE INTERNAL "")
   set(COURSE_DEVICE_ARCH "${_arch}")
   set(_dev_flags --offload-arch=${_arch} -fopenmp-targets=${COURSE_DEVICE_TRIPLE} --cuda-path=${_cuda} ${_rt_flags})
+  if(COURSE_LLVM_MAJOR GREATER_EQUAL 20)
+    # LLVM 20+ compiles each file's device code to its own cubin. OpenMPOpt
+    # then leaves a call that nothing in the file defines
+    # (__kmpc_get_hardware_thread_id_in_block, in generic-mode kernels), so
+    # the link compiles LLVM's device runtime (libompdevice.a) on its own,
+    # and that keeps its weak `__llvm_rpc_client`. An image holding that
+    # symbol makes the CUDA plugin start its RPC server (host services such
+    # as device malloc and printf), which costs every later kernel time after
+    # it ends: lesson 11's calls with LLVM 21 were 57-86 us longer than with
+    # LLVM 19 around the same kernels (H200, 2026-11-29). -foffload-lto links
+    # the device code of the whole program and the runtime as one: no
+    # unused symbol survives (checked with LLVM 21.1.8: lesson 11's programs
+    # hold no __llvm_rpc_client with it, and did without).
+    list(APPEND _dev_flags -foffload-lto)
+  endif()
 else()
   # AMD GPUs: compile-checked in CI (LLVM 21), never run here: no AMD GPU is lent.
   set(COURSE_DEVICE_TRIPLE amdgcn-amd-amdhsa)
