@@ -159,7 +159,7 @@ std::string speed_lines(const std::vector<ResultRow> &rows) {
 
 }  // namespace
 
-int finish(const std::vector<ResultRow> &rows, const std::string &csv_path) {
+int finish(const std::vector<ResultRow> &rows, const std::string &csv_path, int speed_tests) {
   std::printf("\n%s", to_markdown(rows).c_str());
   int failed = 0;
   for (const auto &r : rows) failed += r.status != "PASS";
@@ -176,15 +176,23 @@ int finish(const std::vector<ResultRow> &rows, const std::string &csv_path) {
   // The answers come last: the report quotes a failed program's last line.
   const std::string speed = speed_lines(rows);
   if (!speed.empty()) std::printf("speed here and now, not a grade:\n%s", speed.c_str());
-  if (!rows.empty() && rows.front().lesson > 0)
-    std::printf("speed is graded by the speed tests (fixed baselines, thresholds per device class): "
-                "ctest --preset student -L '^lesson%d$' -L speedup\n", rows.front().lesson);
+  // What grades speed, in a command that finds tests: `-L speedup` only where
+  // the lesson has speed tests (ctest's student preset errors on none).
+  const int lesson = rows.empty() ? 0 : rows.front().lesson;
+  if (lesson > 0 && speed_tests > 0)
+    std::printf("speed is graded by the lesson's %d speed test%s (fixed baselines, thresholds per device class): "
+                "ctest --preset student -L '^lesson%d$' -L speedup\n",
+                speed_tests, speed_tests == 1 ? "" : "s", lesson);
+  else if (lesson > 0 && speed_tests == 0)
+    std::printf("speed is not graded in this lesson (the times above are information); its tests grade what the "
+                "code does: ctest --preset student -L '^lesson%d$'\n", lesson);
+  else if (lesson > 0)
+    std::printf("the lesson's tests grade it, speed by those labelled speedup where it has any: "
+                "ctest --preset student -L '^lesson%d$' (list them: add -N)\n", lesson);
   std::printf("answers: %d of %zu variants correct%s\n", (int)rows.size() - failed, rows.size(),
               failed ? " (WRONG ones above)" : "");
   return failed ? 1 : 0;
 }
-
-int finish(const Rows &rows, const std::string &csv_path) { return finish(rows.list(), csv_path); }
 
 bool fits_in_cache(double bytes) {
   const double cache = device_info().cache_bytes;

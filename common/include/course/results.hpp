@@ -128,13 +128,34 @@ std::string to_markdown(const std::vector<ResultRow> &rows);
 
 /// Ends a lesson program: prints @p rows as Markdown, then, apart, the speed
 /// of each kernel row against its experiment's baseline row (information: a
-/// line names the speed tests, which grade speed) and, last, how many answers
-/// were correct; appends @p rows to @p csv_path when it is not empty. Returns the exit status: 0 when every answer is correct
-/// (status PASS), 1 when any is wrong, 2 when the CSV cannot be written.
-int finish(const std::vector<ResultRow> &rows, const std::string &csv_path);
+/// line says what grades it: the lesson's @p speed_tests speed tests and the
+/// command that runs them, or, with none, that its tests grade what the code
+/// does; -1: not known, the command that runs all its tests) and, last, how
+/// many answers were correct; appends @p rows to @p csv_path when it is not
+/// empty. Returns the exit status: 0 when every answer is correct (status
+/// PASS), 1 when any is wrong, 2 when the CSV cannot be written.
+int finish(const std::vector<ResultRow> &rows, const std::string &csv_path, int speed_tests);
 
+/// How many speed tests (tag [speedup]) the program's lesson has: the build
+/// defines COURSE_SPEED_TESTS for a lesson program from its test file (so
+/// common/ knows no lesson by number); -1 where it is not defined.
+#ifdef COURSE_SPEED_TESTS
+#define COURSE_SPEED_TESTS_OF_THIS_PROGRAM (COURSE_SPEED_TESTS)
+#else
+#define COURSE_SPEED_TESTS_OF_THIS_PROGRAM (-1)
+#endif
+
+// static: each program's own files see their lesson's count (one inline
+// definition shared by programs with different counts would break the
+// one-definition rule).
+/// finish() of @p rows, with this program's lesson's speed tests.
+[[maybe_unused]] static inline int finish(const std::vector<ResultRow> &rows, const std::string &csv_path) {
+  return finish(rows, csv_path, COURSE_SPEED_TESTS_OF_THIS_PROGRAM);
+}
 /// finish() of @p rows.list().
-int finish(const Rows &rows, const std::string &csv_path);
+[[maybe_unused]] static inline int finish(const Rows &rows, const std::string &csv_path) {
+  return finish(rows.list(), csv_path, COURSE_SPEED_TESTS_OF_THIS_PROGRAM);
+}
 
 /// True when @p bytes (a run's working set) fit in the configured device's
 /// last-level cache (course::device_info().cache_bytes), so a rate over a
