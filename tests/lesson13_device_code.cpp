@@ -380,7 +380,7 @@ TEST_CASE("the hand-off makes an interop object for the interop device and destr
                  "to omp_interop_none; one leaks per call otherwise");
     CHECK(l13::lib::calls() == before + 1);
     if (course::device_info().is_gpu()) {
-      // LLVM's CUDA plugin hands a CUstream for targetsync (an H100 and an H200 gave one, README).
+      // LLVM's CUDA plugin hands a CUstream for targetsync (the H100 run of the README gave one).
       CHECK(h.stream != nullptr);
       CHECK(l13::lib::last_stream() == h.stream);
     } else {

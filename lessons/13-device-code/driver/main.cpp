@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
@@ -77,7 +78,17 @@ int main(int argc, char **argv) {
       l13::Particles out = in;
       l13::advance(out, steps, dt);
       const bool ok = advance_right(in, out, steps, dt);
-      const double ms = course::median_ms([&] { l13::Particles p = in; l13::advance(p, steps, dt); }, reps);
+      // Timed with the particles already on the device: advance()'s maps
+      // find them present and copy nothing, so the time is the kernel's (and
+      // the 3-entry table's), what grouping changes; a whole call also copies
+      // 16 MiB on the host and 28 MiB to and from the device at the GPU size.
+      l13::Particles p = in;
+      float *px = p.x.data(), *pv = p.v.data();
+      int *pk = p.kind.data();
+      const std::size_t np = p.size();
+      double ms = 0;
+#pragma omp target data map(to : px[0:np], pv[0:np], pk[0:np])
+      ms = course::median_ms([&] { l13::advance(p, steps, dt); }, reps);
       row(rows, "advance", group ? std::string(COURSE_KERNELS) + ": grouped by kind" : "kinds interleaved",
           size, ms, ok, group ? "kernel" : "baseline", group ? "13.1 + 13.2" : "13.1: every warp calls 3 rules");
     }
@@ -96,14 +107,26 @@ int main(int argc, char **argv) {
       row(rows, "potential", std::string(COURSE_KERNELS) + ": tile " + std::to_string(tile), size, ms, ok,
           tile == tiles.front() ? "baseline" : "variant", "13.3: tile chosen at run time");
     }
-    // 13.4: the hand-off, and what the interop object held.
-    std::vector<float> y(x.size(), 2.f);
-    const l13::Handoff h = l13::add_then_scale(y.data(), static_cast<int>(y.size()), 0.5f);
+    // 13.4: the hand-off, and what the interop object held. At least 2^20
+    // floats, three times: a library that starts before the `nowait` kernel
+    // is done shows as a wrong y. Where hidden helper threads are off (the
+    // course's environment on the host device, for lesson 9) the kernel ends
+    // before hand_off() starts and no order can show: the note says so.
+    const int ny = n > (1 << 20) ? static_cast<int>(n) : 1 << 20;
+    l13::Handoff h;
     bool ok = true;
-    for (float v : y) ok = ok && std::fabs(v - 1.5f) < 1e-6f;
-    row(rows, "interop", std::string(COURSE_KERNELS) + ": add then library scale", size, 0, ok, "kernel",
-        course::format("13.4: object %s, fr_id %ld, device %ld, stream %p, %s", h.created ? "made" : "NOT made",
-                       h.fr_id, h.device_num, h.stream, h.destroyed ? "destroyed" : "NOT destroyed"));
+    for (int rep = 0; rep < 3; ++rep) {
+      std::vector<float> y(static_cast<std::size_t>(ny), 2.f);
+      h = l13::add_then_scale(y.data(), ny, 0.5f);
+      for (float v : y) ok = ok && std::fabs(v - 1.5f) < 1e-6f;
+    }
+    const char *helpers = std::getenv("LIBOMP_USE_HIDDEN_HELPER_TASK");
+    const bool order_hidden = !gpu && helpers && std::string(helpers) == "0";
+    row(rows, "interop", std::string(COURSE_KERNELS) + ": add then library scale", std::to_string(ny), 0, ok, "kernel",
+        course::format("13.4: object %s, fr_id %ld, device %ld, stream %p, %s%s", h.created ? "made" : "NOT made",
+                       h.fr_id, h.device_num, h.stream, h.destroyed ? "destroyed" : "NOT destroyed",
+                       order_hidden ? " (hidden helper threads off: the order is not tested here; ctest tests it)"
+                                    : ""));
   } catch (const std::exception &e) {
     std::printf("lesson13: %s\n", e.what());
     course::ResultRow &r = rows.add(course::make_row(13, "error", e.what(), size, 0, 0, "", "", false));
