@@ -7,6 +7,7 @@
 // takes the six arrays along, the optional tiled step tiles through
 // team-local memory (the compiler's view of nbody.cpp) and the SoA
 // simulation beats the article's AoS kernel (reference/lesson07_nbody.cpp).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -294,9 +295,10 @@ bool tiled_step_begun() {
 using course_test::host_device_flags;
 
 // step_tiled() as the compiler reads it: nbody.cpp compiled again (device
-// code for this machine's host-offload device, syntax only, a second or two)
-// with -ast-print, which writes the function back with every directive on a
-// line of its own. `lines` holds its body; `skipped` where no compiler or
+// code, syntax only, a second or two) with -ast-print, which writes the
+// function back with every directive on a line of its own; for this machine's
+// host-offload device, or (@p gpu) for an NVIDIA GPU, whose form may differ by
+// preprocessor (`#if defined(__NVPTX__)`) and is graded too. `lines` holds its body; `skipped` where no compiler or
 // source is on this machine and it is a GPU node (it may run binaries built
 // elsewhere).
 // step_tiled()'s body as -ast-print shows it, one line an entry.
@@ -304,7 +306,7 @@ struct TiledSource : course_test::Recompile {
   std::vector<std::string> lines;
 };
 
-TiledSource tiled_source() {
+TiledSource tiled_source(bool gpu) {
   namespace fs = std::filesystem;
   TiledSource r;
   const fs::path src = lesson7::source_file();
@@ -315,7 +317,8 @@ TiledSource tiled_source() {
   const fs::path lesson = root / "lessons" / "07-soa-vs-aos", common = root / "common" / "include";
   const std::string cxx = course_test::recompiler({src, lesson}, r);
   if (cxx.empty()) return r;
-  r.cmd = cxx + " -std=c++20 -fopenmp -fno-openmp-extensions --offload-device-only " + host_device_flags() +
+  const std::string device = gpu ? std::string(course_test::nvptx_device_flags()) + " -nogpulib" : host_device_flags();
+  r.cmd = cxx + " -std=c++20 -fopenmp -fno-openmp-extensions --offload-device-only " + device +
           " -fsyntax-only -Xclang -ast-print -Xclang -ast-dump-filter -Xclang step_tiled -I'" + lesson.string() +
           "' -I'" + common.string() + "' '" + src.string() + "' 2>&1";
   course_test::run_recompile(r);
@@ -342,14 +345,22 @@ TiledSource tiled_source() {
 }
 
 // Step 7.6's technique, read from the code: a kernel of its own with teams, a
-// tile array declared in it, and a barrier. The answer alone cannot tell: the
-// untiled step gives the same bodies.
-void check_tiled_shape() {
-  const TiledSource t = tiled_source();
-  if (!course_test::recompiled(t, "how step_tiled() works")) return;
+// tile array declared in it, and a barrier, in the host device's form and in
+// the GPU's; in the GPU's, every array the team shares (declared in `teams`,
+// outside `parallel`) placed by `allocate` in team-local memory. The answer
+// alone cannot tell: the untiled step gives the same bodies, and an array of
+// the team's left to the default allocator lives in global memory on a GPU
+// (clang 19 globalizes it), so the tile would save no global reads there.
+void check_tiled_form(const TiledSource &t, const char *form, bool gpu) {
   bool calls_step = false, teams = false, barrier = false, tile = false;
   const std::regex call(R"((^|[^\w.>])step\s*\()");
   const std::regex array(R"(^\s*(const\s+)?((float|double|int|Body|State)\s+\w+\s*\[|std::array\s*<))");
+  const std::regex declared(R"((^|,)\s*\**(\w+)\s*\[)"), std_array(R"(std::array\s*<[^>]*>\s*(\w+))");
+  const std::regex allocate(R"(#pragma omp allocate\(([^)]*)\)(.*))"), word(R"(\w+)");
+  // The arrays declared in `teams` before its `parallel` (one per team) and
+  // those an `allocate` with omp_pteam_mem_alloc names.
+  std::vector<std::string> shared, pteam;
+  bool in_teams = false;
   std::string body;
   for (const auto &l : t.lines) {
     body += "\n    " + l;
@@ -357,28 +368,68 @@ void check_tiled_shape() {
     if (at != std::string::npos) {
       const std::string d = l.substr(at);
       teams = teams || d.find(" teams") != std::string::npos;
+      if (d.find(" teams") != std::string::npos) in_teams = true;
+      if (d.find(" parallel") != std::string::npos) in_teams = false;  // a thread's own from here
       barrier = barrier || d.rfind("#pragma omp barrier", 0) == 0;
       tile = tile || d.find("allocate(") != std::string::npos;
+      std::smatch m;
+      if (std::regex_search(d, m, allocate) && m[2].str().find("omp_pteam_mem_alloc") != std::string::npos) {
+        const std::string names = m[1].str();
+        for (std::sregex_iterator w(names.begin(), names.end(), word), e; w != e; ++w) pteam.push_back(w->str());
+      }
       continue;
     }
     calls_step = calls_step || std::regex_search(l, call);
-    tile = tile || std::regex_search(l, array) || l.find("omp_alloc(") != std::string::npos;
+    const bool is_array = std::regex_search(l, array);
+    tile = tile || is_array || l.find("omp_alloc(") != std::string::npos;
+    if (in_teams && is_array) {
+      const std::string decl = l.substr(l.find_first_not_of(" \t"));
+      const std::string rest = decl.substr(decl.find_first_of(" \t"));  // past the type
+      std::smatch m;
+      if (std::regex_search(decl, m, std_array)) shared.push_back(m[1].str());
+      else
+        for (std::sregex_iterator d(rest.begin(), rest.end(), declared), e; d != e; ++d) shared.push_back((*d)[2].str());
+    }
+    // A pointer tile: omp_alloc(bytes, omp_pteam_mem_alloc) in the team's region.
+    if (in_teams && l.find("omp_alloc(") != std::string::npos && l.find("omp_pteam_mem_alloc") != std::string::npos)
+      pteam.push_back("(omp_alloc)");
   }
-  INFO("step_tiled(), as the compiler reads it:" << (body.empty() ? "\n    (empty)" : body));
+  INFO("step_tiled(), as the compiler reads it " << form << ":" << (body.empty() ? "\n    (empty)" : body));
   if (calls_step)
     FAIL("step_tiled() hands each step to step(): the right answer, without tiles. Step 7.6 asks for a kernel of "
          "its own in which a team copies a tile of bodies j into team-local memory, waits at a barrier, and its "
          "threads read the tile from there (README, Concepts: 6. Stretch: team-local tiles).");
   if (!teams)
-    FAIL("step_tiled() has no `teams` region of its own: where would a team's tile live? (README, Concepts: 6. "
-         "Stretch: team-local tiles)");
+    FAIL("step_tiled() has no `teams` region of its own " << form << ": where would a team's tile live? (README, "
+         "Concepts: 6. Stretch: team-local tiles)");
   if (!tile)
-    FAIL("step_tiled() declares no tile array: the bodies j come from global memory as in step(), so nothing is "
-         "tiled. Where must an array be declared for a whole team to share it? (README, Hints: 7.6)");
+    FAIL("step_tiled() declares no tile array " << form << ": the bodies j come from global memory as in step(), so "
+         "nothing is tiled. Where must an array be declared for a whole team to share it? (README, Hints: 7.6)");
   if (!barrier)
-    FAIL("step_tiled() has a tile but no barrier: a thread may read the tile before the others have filled it, or "
-         "overwrite it while they still read it. How many barriers does a tile need? (README, Hints: 7.6)");
-  SUCCEED("step_tiled() tiles through team-local memory, with barriers");
+    FAIL("step_tiled() has a tile but no barrier " << form << ": a thread may read the tile before the others have "
+         "filled it, or overwrite it while they still read it. How many barriers does a tile need? (README, Hints: 7.6)");
+  if (!gpu) return;
+  if (shared.empty() && pteam.empty())
+    FAIL("step_tiled() declares no array in its `teams` region outside `parallel` " << form << ": an array declared "
+         "inside the parallel region is every thread's own, so no tile is shared by the team. (README, Hints: 7.6)");
+  std::string plain;
+  for (const auto &a : shared)
+    if (std::find(pteam.begin(), pteam.end(), a) == pteam.end()) plain += (plain.empty() ? "`" : ", `") + a + "`";
+  if (!plain.empty())
+    FAIL("step_tiled()'s team array(s) " << plain << " are not in team-local memory " << form << ": no `allocate` "
+         "directive with omp_pteam_mem_alloc (memory a team shares) names them, so on a GPU they live in global "
+         "memory and every read of the tile is a global read, as in step(). Which arrays do the team's threads "
+         "share, and is that `allocate` where a GPU build sees it? (README, Hints: 7.6)");
+  SUCCEED("step_tiled() tiles through team-local memory (" << pteam.size() << " array(s) by `allocate`), with barriers");
+}
+
+void check_tiled_shape() {
+  const TiledSource host = tiled_source(false);
+  if (!course_test::recompiled(host, "how step_tiled() works")) return;
+  check_tiled_form(host, "for this machine's host-offload device", false);
+  const TiledSource gpu = tiled_source(true);
+  if (!course_test::recompiled(gpu, "how step_tiled() is compiled for a GPU")) return;
+  check_tiled_form(gpu, "for an NVIDIA GPU", true);
 }
 
 }  // namespace
