@@ -244,6 +244,106 @@ const std::size_t speedup_n = std::size_t(1) << 22;
 // square roots, multiply-adds. The kernels around your functions (the entry
 // points in streaming.inc, gravity.inc and gemm.inc) are swapped for one
 // small caller per function, so the compile takes seconds.
+//
+// Counting instructions is not enough: a load in a branch that never runs,
+// or code under `#if defined(__NVPTX__)` that the host device never runs,
+// would count without doing anything. So the file compiled is your file as a
+// GPU build's device pass preprocesses it (its GPU form: every `#if` decided
+// as for a GPU, the includes kept), and that same GPU form is also compiled
+// for this machine and run the way a GPU team runs your function (256
+// threads, b 0 to 3 elements past a 16-byte boundary, with a tail): it must
+// compute the right answer, and (clang's source-based coverage counters, for
+// the sum and the histogram) a 16-byte load counts only where the code it was
+// compiled from ran.
+
+namespace fs = std::filesystem;
+
+// Where the .inc file was, in the GPU form: the probes go there.
+const std::string probe_marker = "l11_probe_goes_here";
+
+// A folder of its own in the temp folder, removed with this object.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "lesson11-XXXXXX").string();
+    if (mkdtemp(t.data())) path = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+};
+
+// The headers live in lessons/ only; the graded file may be a step's mutant
+// in the build folder, so they are found from this test's own path.
+fs::path lesson_headers() { return fs::path(__FILE__).parent_path().parent_path() / "lessons" / "11-matching-the-vendor"; }
+fs::path common_headers() { return fs::path(__FILE__).parent_path().parent_path() / "common" / "include"; }
+
+std::string read_text(const fs::path &p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Your file in the form a GPU build compiles for the GPU.
+struct GpuForm : course_test::Recompile {
+  std::string name;  // your file's name (streaming.cpp, ...)
+  std::string text;  // preprocessed; probe_marker where the .inc was
+  bool guarded = false;  // your file names a device macro: its GPU form may differ from the host's
+};
+
+GpuForm gpu_form(fs::path src, const std::string &inc) {
+  // __BASE_FILE__ is relative where the compile was given a relative path
+  // (ccache's base_dir does that): relative to the build folder then.
+  if (src.is_relative() && !fs::exists(src)) src = fs::path(COURSE_ENV_SCRIPT).parent_path() / src;
+  GpuForm f;
+  f.name = src.filename().string();
+  const std::string cxx = course_test::recompiler({src, lesson_headers()}, f);
+  if (cxx.empty()) return f;
+  TempDir tmp;
+  if (tmp.path.empty()) {
+    f.why = "cannot make a folder in " + fs::temp_directory_path().string();
+    return f;
+  }
+  const std::string source = read_text(src);
+  for (const char *m : {"__NVPTX__", "__AMDGCN__", "__AMDGPU__", "__CUDA_ARCH__", "__nvptx", "__amdgcn", "COURSE_DEVICE"})
+    f.guarded = f.guarded || source.find(m) != std::string::npos;
+  std::ofstream(fs::path(tmp.path) / f.name) << source;
+  std::ofstream(fs::path(tmp.path) / inc) << probe_marker << "\n";
+  // -fkeep-system-includes: the headers (made system headers by -isystem)
+  // stay #include lines; only your file (and the marker) is preprocessed, as
+  // the device pass of a GPU build (config.hpp's COURSE_DEVICE_GPU too) sees it.
+  f.cmd = cxx + " -std=c++20 -w -fopenmp " + course_test::nvptx_device_flags() +
+          " --offload-device-only -nogpulib -DCOURSE_DEVICE_GPU -E -P -fkeep-system-includes -isystem '" +
+          lesson_headers().string() + "' -isystem '" + common_headers().string() + "' '" + tmp.path + "/" + f.name +
+          "' -o '" + tmp.path + "/form.cpp' 2>&1";
+  course_test::run_recompile(f);
+  if (!f.ok) return f;
+  std::ifstream in(fs::path(tmp.path) / "form.cpp");
+  for (std::string line; std::getline(in, line);)
+    if (line.find("__clang_openmp_device_functions.h") == std::string::npos) f.text += line + "\n";  // the driver adds it
+  if (f.text.find(probe_marker) == std::string::npos) {
+    f.ok = false;
+    f.why = "your file does not include " + inc + " where the test expects it";
+  }
+  return f;
+}
+
+// The GPU form with @p code where the .inc was.
+std::string with_probe(const GpuForm &f, const std::string &code) {
+  std::string t = f.text;
+  t.replace(t.find(probe_marker), probe_marker.size(), code);
+  return t;
+}
+
+// A load the compiler made, and the line and column of your file it was made from.
+struct PtxLoad {
+  int bytes = 0;
+  int file = 0, line = 0, col = 0;  // from the PTX's .loc; file 0: none
+};
 
 // Instructions of one stretch of straight-line code (a PTX basic block).
 struct PtxBlock {
@@ -253,11 +353,13 @@ struct PtxBlock {
   int sqrt = 0;   // sqrt.rn: an exact square root
   int div = 0;    // rcp.rn / div.rn of floats: an exact division
   int fma = 0;    // fma.rn.f32: a multiply-add
+  std::vector<PtxLoad> loads;
 };
 
 // What the compiler made of a file: each probe caller's PTX blocks.
 struct Compiled : course_test::Recompile {
   std::map<std::string, std::vector<PtxBlock>> functions;  // caller name -> its blocks
+  int form_file = -1;  // the PTX's number (.file) for the GPU form of your file
 };
 
 int load_bytes(const std::string &op) {  // "ld.global.nc.v4.f32" -> 16
@@ -270,16 +372,18 @@ int load_bytes(const std::string &op) {  // "ld.global.nc.v4.f32" -> 16
   return lanes * bytes;
 }
 
-void count_instruction(const std::string &line, PtxBlock &b) {
+void count_instruction(const std::string &line, const PtxLoad &at, PtxBlock &b) {
   std::istringstream in(line);
   std::string op;
   in >> op;
   if (!op.empty() && op[0] == '@') in >> op;  // a predicated instruction: its op is next
   const auto starts = [&](const char *p) { return op.rfind(p, 0) == 0; };
   if (starts("ld.") && !starts("ld.local") && !starts("ld.param")) {
-    const int n = load_bytes(op);
-    b.bytes += n;
-    if (n == 16) ++b.wide;
+    PtxLoad l = at;
+    l.bytes = load_bytes(op);
+    b.bytes += l.bytes;
+    if (l.bytes == 16) ++b.wide;
+    b.loads.push_back(l);
   } else if (starts("rsqrt.")) {
     ++b.rsqrt;
   } else if (starts("sqrt.")) {
@@ -292,63 +396,226 @@ void count_instruction(const std::string &line, PtxBlock &b) {
   }
 }
 
-// The PTX of the l11_probe_* callers, split into basic blocks.
-std::map<std::string, std::vector<PtxBlock>> parse_ptx(std::istream &in) {
-  std::map<std::string, std::vector<PtxBlock>> fns;
+// The PTX of the l11_probe_* callers, split into basic blocks; each load
+// with the place (.loc) it was compiled from.
+void parse_ptx(std::istream &in, const std::string &form_name, Compiled &c) {
   std::vector<PtxBlock> *cur = nullptr;
+  PtxLoad at;
   for (std::string line; std::getline(in, line);) {
-    if (line.find(".func") != std::string::npos && line.find("l11_probe_") != std::string::npos) {
-      const auto at = line.find("l11_probe_");
-      cur = &fns[line.substr(at, line.find('(', at) - at)];
+    std::istringstream words(line);
+    std::string first;
+    words >> first;
+    if (first == ".loc") {
+      words >> at.file >> at.line >> at.col;
+    } else if (first == ".file") {  // .file 2 "/tmp/lesson11-x/streaming.cpp"
+      int id = 0;
+      std::string path;
+      words >> id >> path;
+      if (path.size() > form_name.size() + 2 &&
+          path.compare(path.size() - form_name.size() - 2, form_name.size() + 2, "/" + form_name + "\"") == 0)
+        c.form_file = id;
+    } else if (line.find(".func") != std::string::npos && line.find("l11_probe_") != std::string::npos) {
+      const auto p = line.find("l11_probe_");
+      cur = &c.functions[line.substr(p, line.find('(', p) - p)];
       cur->emplace_back();
+      at = PtxLoad{};
     } else if (cur && line == "}") {
       cur = nullptr;
-    } else if (cur && line.rfind("$L__", 0) == 0) {
+    } else if (cur && line.rfind("$L__BB", 0) == 0) {
       cur->emplace_back();
     } else if (cur) {
-      count_instruction(line, cur->back());
+      count_instruction(line, at, cur->back());
     }
   }
-  return fns;
 }
 
-// Your file @p src (streaming.cpp, gravity.cpp or gemm.cpp, as
-// lesson11::*_source_file() names it) compiled for an NVIDIA GPU, with
-// @p probe in place of the file @p inc it includes (the entry points that
-// instantiate the team kernels).
-Compiled compile_for_gpu(const std::filesystem::path &src, const std::string &inc, const std::string &probe) {
-  namespace fs = std::filesystem;
+// The GPU form of your file compiled for an NVIDIA GPU, with @p probe in
+// place of the .inc file it includes (the entry points that instantiate the
+// team kernels).
+Compiled compile_for_gpu(const GpuForm &form, const std::string &probe) {
   Compiled r;
-  // The headers live in lessons/ only; the graded file may be a step's
-  // mutant in the build folder, so they are found from this test's own path.
-  const fs::path root = fs::path(__FILE__).parent_path().parent_path();
-  const fs::path headers = root / "lessons" / "11-matching-the-vendor", common = root / "common" / "include";
-  const std::string cxx = course_test::recompiler({src, headers}, r);
-  if (cxx.empty()) return r;
-  std::string tmp = (fs::temp_directory_path() / "lesson11-ptx-XXXXXX").string();
-  if (!mkdtemp(tmp.data())) {
+  if (!form.ok) {
+    static_cast<course_test::Recompile &>(r) = form;
+    return r;
+  }
+  TempDir tmp;
+  if (tmp.path.empty()) {
     r.why = "cannot make a folder in " + fs::temp_directory_path().string();
     return r;
   }
-  std::error_code ec;
-  fs::copy_file(src, fs::path(tmp) / src.filename(), ec);
-  {
-    std::ofstream out(fs::path(tmp) / inc);
-    out << probe;
-    // With no device library, the exact square root is a call: this stand-in
-    // makes it the instruction a GPU build gets.
-    out << "\n}  // namespace lesson11\n#pragma omp begin declare target\nextern \"C\" float __nv_sqrtf(float x) { "
-           "return __builtin_sqrtf(x); }\n#pragma omp end declare target\nnamespace lesson11 {\n";
-  }
-  r.cmd = cxx + " -std=c++20 -O3 -w -fopenmp " + course_test::nvptx_device_flags() + " --offload-device-only -S -nogpulib -I'" + headers.string() + "' -I'" + common.string() + "' '" + tmp +
-          "/" + src.filename().string() + "' -o '" + tmp + "/probe.s' 2>&1";
+  // With no device library, the exact square root is a call: this stand-in
+  // makes it the instruction a GPU build gets.
+  std::ofstream(fs::path(tmp.path) / form.name)
+      << with_probe(form, probe +
+                              "\n}  // namespace lesson11\n#pragma omp begin declare target\nextern \"C\" float "
+                              "__nv_sqrtf(float x) { return __builtin_sqrtf(x); }\n#pragma omp end declare "
+                              "target\nnamespace lesson11 {\n");
+  // -gline-tables-only: each instruction's line and column (.loc); it
+  // changes no instruction.
+  r.cmd = course_test::course_clang() + " -std=c++20 -O3 -w -fopenmp " + course_test::nvptx_device_flags() +
+          " --offload-device-only -S -nogpulib -gline-tables-only -I'" + lesson_headers().string() + "' -I'" +
+          common_headers().string() + "' '" + tmp.path + "/" + form.name + "' -o '" + tmp.path + "/probe.s' 2>&1";
   course_test::run_recompile(r);
   if (r.ok) {
-    std::ifstream ptx(tmp + "/probe.s");
-    r.functions = parse_ptx(ptx);
+    std::ifstream ptx(tmp.path + "/probe.s");
+    std::string all;
+    for (std::string line; std::getline(ptx, line);) all += line + "\n";
+    std::istringstream body(all);
+    parse_ptx(body, form.name, r);
   }
-  fs::remove_all(tmp, ec);
   return r;
+}
+
+// ---- the GPU form run on this machine ----
+
+// One region of clang's coverage map of a function: lines and columns, and
+// how many times it ran (an expression over the counters).
+struct CoverageRegion {
+  int l1 = 0, c1 = 0, l2 = 0, c2 = 0;
+  std::string count;  // "#3", "(#0 - #2)", "0", ...
+};
+
+// A counter expression's value: 0, #N, (E + E), (E - E).
+long long eval_count(const std::string &e, std::size_t &p, const std::vector<unsigned long long> &ctr) {
+  while (p < e.size() && e[p] == ' ') ++p;
+  if (p >= e.size()) return 0;
+  if (e[p] == '#') {
+    std::size_t used = 0;
+    const unsigned long i = std::stoul(e.substr(p + 1), &used);
+    p += 1 + used;
+    return i < ctr.size() ? static_cast<long long>(ctr[i]) : 0;
+  }
+  if (e[p] == '(') {
+    ++p;
+    const long long a = eval_count(e, p, ctr);
+    while (p < e.size() && e[p] == ' ') ++p;
+    const char op = p < e.size() ? e[p++] : '+';
+    const long long b = eval_count(e, p, ctr);
+    while (p < e.size() && e[p] != ')') ++p;
+    ++p;
+    return op == '-' ? a - b : a + b;
+  }
+  std::size_t used = 0;
+  const long long v = std::stoll(e.substr(p), &used);
+  p += used;
+  return v;
+}
+
+// The code regions of your file (File 0) in the coverage map clang printed
+// (-dump-coverage-mapping) for the function whose name contains @p fn.
+std::vector<CoverageRegion> coverage_regions(const std::string &dump, const std::string &fn) {
+  std::vector<CoverageRegion> out;
+  std::istringstream in(dump);
+  bool mine = false;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != ' ') {
+      mine = line.back() == ':' && line.find(fn) != std::string::npos;
+      continue;
+    }
+    CoverageRegion r;
+    int used = 0;
+    if (mine && std::sscanf(line.c_str(), "  File 0, %d:%d -> %d:%d = %n", &r.l1, &r.c1, &r.l2, &r.c2, &used) == 4 &&
+        used > 0) {
+      r.count = line.substr(static_cast<std::size_t>(used));
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+// What ran where: the counters of the one function instrumented.
+struct Coverage {
+  std::vector<CoverageRegion> regions;
+  std::vector<unsigned long long> counters;
+  // How many times the code at line:col ran (the innermost region there); -1: not known.
+  long long at(int line, int col) const {
+    const CoverageRegion *best = nullptr;
+    for (const auto &r : regions) {
+      const bool in = std::pair(r.l1, r.c1) <= std::pair(line, col) && std::pair(line, col) <= std::pair(r.l2, r.c2);
+      if (in && (!best || std::pair(r.l1, r.c1) > std::pair(best->l1, best->c1) ||
+                 (std::pair(r.l1, r.c1) == std::pair(best->l1, best->c1) &&
+                  std::pair(r.l2, r.c2) < std::pair(best->l2, best->c2))))
+        best = &r;
+    }
+    if (!best) return -1;
+    std::size_t p = 0;
+    return eval_count(best->count, p, counters);
+  }
+};
+
+// The GPU form with @p code where the .inc was, compiled for this machine
+// and run: what it printed, and (when @p instrument names a function) how
+// many times each region of that function ran. @p code runs its checks from
+// a function `int l11_main()` and prints the counters by calling
+// l11_print_counters().
+struct HostRun : course_test::Recompile {
+  std::string output;
+  int status = 0;
+  Coverage coverage;
+};
+
+HostRun run_on_host(const GpuForm &form, const std::string &code, const std::string &instrument) {
+  HostRun r;
+  if (!form.ok) {
+    static_cast<course_test::Recompile &>(r) = form;
+    return r;
+  }
+  TempDir tmp;
+  if (tmp.path.empty()) {
+    r.why = "cannot make a folder in " + fs::temp_directory_path().string();
+    return r;
+  }
+  // Without the profile runtime (__llvm_profile_runtime defined here) no
+  // file is written: the counters are read in the program, from the
+  // section the linker bounds with __start_ and __stop_.
+  const std::string tail =
+      "\n}  // namespace lesson11\n#include <cstdio>\n"
+      "extern \"C\" int __llvm_profile_runtime = 0;\n"
+      "extern \"C\" __attribute__((weak)) unsigned long long __start___llvm_prf_cnts[], __stop___llvm_prf_cnts[];\n"
+      "static void l11_print_counters() {\n"
+      "  std::printf(\"counters\");\n"
+      "  if (__start___llvm_prf_cnts)\n"
+      "    for (auto *p = __start___llvm_prf_cnts; p < __stop___llvm_prf_cnts; ++p) std::printf(\" %llu\", *p);\n"
+      "  std::printf(\"\\n\");\n}\n" +
+      code + "\nint main() { return l11_main(); }\nnamespace lesson11 {\n";
+  std::ofstream(fs::path(tmp.path) / form.name) << with_probe(form, tail);
+  std::string cover;
+  if (!instrument.empty()) {
+    std::ofstream(fs::path(tmp.path) / "instrument.list") << "fun:*" << instrument << "*\n";
+    cover = " -fprofile-instr-generate -fcoverage-mapping -fprofile-list='" + tmp.path +
+            "/instrument.list' -Xclang -dump-coverage-mapping";
+  }
+  r.cmd = course_test::course_clang() + " -std=c++20 -O1 -w -fopenmp" + cover + " -I'" + lesson_headers().string() +
+          "' -I'" + common_headers().string() + "' '" + tmp.path + "/" + form.name + "' -o '" + tmp.path +
+          "/gpu-form' 2>&1";
+  course_test::run_recompile(r);
+  if (!r.ok) return r;
+  r.coverage.regions = coverage_regions(r.out, instrument);
+  r.status = course_test::run_command("'" + tmp.path + "/gpu-form' 2>&1", r.output);
+  std::istringstream in(r.output);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("counters", 0) == 0) {
+      std::istringstream n(line.substr(8));
+      for (unsigned long long v; n >> v;) r.coverage.counters.push_back(v);
+    }
+  return r;
+}
+
+// What a failed run printed, for a message: the line starting "wrong", or
+// how it ended.
+std::string run_failure(const HostRun &r) {
+  std::istringstream in(r.output);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("wrong", 0) == 0) return line.substr(6);
+  return "it ended with status " + std::to_string(r.status) + " (a crash: a 16-byte load from an address that is "
+         "not a multiple of 16, or out of bounds?)\n" + r.output.substr(0, 1500);
+}
+
+// A sentence for a message when the GPU form may differ from the host's.
+std::string guard_note(const GpuForm &f) {
+  return f.guarded ? " Your file names a device macro (an #if on __NVPTX__ or the like): the GPU runs that form, and "
+                     "the host device's tests never do."
+                   : "";
 }
 
 using course_test::recompiled;
@@ -382,23 +649,165 @@ int most_wide_in_a_block(const std::vector<PtxBlock> &bs) {
   return m;
 }
 
-// What step 11.1 or 11.2 asks of a function that streams b: 16-byte loads,
-// several of them issued together. Empty when it has them. (Each message
-// starts with what is wrong: Catch wraps long lines, the start stays whole.)
-std::string streaming_verdict(const std::vector<PtxBlock> &bs, const std::string &fn, const char *first_use) {
+// What step 11.1 or 11.2 asks of a function that streams b: 16-byte loads
+// that run, several of them issued together, carrying most of b. Empty when
+// it has them. A 16-byte load counts only where the code it was compiled
+// from ran when the GPU form of your function read b here (@p run: @p bytes
+// read in all). (Each message starts with what is wrong: Catch wraps long
+// lines, the start stays whole.)
+std::string streaming_verdict(const std::vector<PtxBlock> &bs, const std::string &fn, const char *first_use,
+                              const GpuForm &form, const Compiled &c, const HostRun &run, double bytes) {
   const PtxBlock t = total(bs);
-  const int together = most_wide_in_a_block(bs);
+  int live = 0, together = 0;
+  double carried = 0;  // bytes the live 16-byte loads brought, from how many times their code ran
+  std::set<int> dead_lines;
+  for (const auto &b : bs) {
+    int here = 0;
+    for (const auto &l : b.loads) {
+      if (l.bytes != 16) continue;
+      const long long ran = l.file == c.form_file ? run.coverage.at(l.line, l.col) : -1;
+      if (ran > 0) {
+        ++here;
+        carried += 16.0 * static_cast<double>(ran);
+      } else {
+        dead_lines.insert(l.line);
+      }
+    }
+    live += here;
+    together = std::max(together, here);
+  }
+  std::cout << fn << ", the GPU form run here: " << live << " of its " << t.wide << " 16-byte loads ran, up to "
+            << together << " issued together, bringing about " << static_cast<int>(100.0 * carried / bytes + 0.5)
+            << " % of b's bytes\n";
   if (t.wide == 0)
     return "4-byte loads only, however fast simd or partial sums make a CPU: " + fn +
            ", compiled for a GPU, reads b without one 16-byte load, so each GPU thread asks memory for one element "
            "at a time. A type 16 bytes long and 16-byte aligned lets one load instruction bring 16 bytes (README, "
            "Steps: 11.1 and 11.2).";
+  if (live == 0) {
+    std::string where;  // the lines, quoted from the GPU form (its numbers are not your file's)
+    std::vector<std::string> lines;
+    std::istringstream text(form.text);
+    for (std::string l; std::getline(text, l);) lines.push_back(l);
+    for (int l : dead_lines)
+      if (l >= 1 && l <= static_cast<int>(lines.size())) {
+        std::string t = lines[static_cast<std::size_t>(l - 1)];
+        t.erase(0, t.find_first_not_of(' '));
+        where += (where.empty() ? "`" : "`, `") + t + "`";
+      }
+    return "16-byte loads that never run: " + fn + ", compiled for a GPU, has " + std::to_string(t.wide) +
+           " 16-byte load(s), but the code they come from (" + (where.empty() ? "a function it calls" : where) +
+           ") never ran when your function read b as a GPU "
+           "team does (256 threads, 64 Ki elements), here on this machine: the loop that runs still reads one "
+           "element at a time. The 16-byte loads belong in the loop that reads b, in the function itself (README, "
+           "Steps: 11.1 and 11.2)." + std::string(c.form_file < 0 ? " (No line information in the PTX: this test "
+           "needs a look.)" : "");
+  }
+  if (carried < 0.5 * bytes)
+    return "Most of b still read without 16-byte loads: the 16-byte loads of " + fn + ", compiled for a GPU, brought "
+           "about " + std::to_string(static_cast<int>(100.0 * carried / bytes + 0.5)) +
+           " % of b's bytes when your function read b as a GPU team does (256 threads, 64 Ki elements), here on "
+           "this machine; the rest came one element at a time. Only the head and the tail need single elements "
+           "(README, Steps: 11.1 and 11.2).";
   if (together < 2)
-    return "One 16-byte load at a time: " + fn + ", compiled for a GPU, has 16-byte loads (" +
-           std::to_string(t.wide) + "), but each waits for " + first_use +
+    return "One 16-byte load at a time: " + fn + ", compiled for a GPU, has 16-byte loads (" + std::to_string(live) +
+           " that run), but each waits for " + first_use +
            " before the next is asked for. Issue several loads before the first of them is needed (README, Steps: "
            "11.1 and 11.2).";
   return "";
+}
+
+// The checks the GPU form of thread_sum<T> runs here: a team of 256 threads
+// (and an odd 33) over b 0 to 3 elements past a 16-byte boundary, with and
+// without a tail. Values are small multiples of 1/8 (ints: 0 to 7), so every
+// order of the adds gives the exact sum.
+std::string sum_run_code(const std::string &t) {
+  return "#include <type_traits>\n"
+         "static int l11_main() {\n"
+         "  using T = " + t + ";\n"
+         "  constexpr unsigned cap = 65536 + 8;\n"
+         "  alignas(16) static T x[cap];\n"
+         "  for (unsigned i = 0; i < cap; ++i) { const unsigned v = (i * 2654435761u) >> 29;\n"
+         "    x[i] = std::is_integral_v<T> ? T(v) : T(v) / T(8); }\n"
+         "  long long elements = 0;\n"
+         "  for (unsigned nth : {256u, 33u}) for (unsigned off = 0; off < 4; ++off)\n"
+         "    for (unsigned len : {65536u, 65536u - 64u + 13u, 1000u, 5u, 1u}) {\n"
+         "      long double want = 0;\n"
+         "      for (unsigned i = 0; i < len; ++i) want += x[off + i];\n"
+         "      T got = 0;\n"
+         "      for (unsigned tid = 0; tid < nth; ++tid) got += lesson11::thread_sum<T>(x + off, len, tid, nth);\n"
+         "      elements += len;\n"
+         "      if (static_cast<long double>(got) != want) {\n"
+         "        std::printf(\"wrong %u threads, b %u element(s) past a 16-byte boundary, %u elements: the threads' "
+         "shares add up to %.17Lg, not %.17Lg\\n\", nth, off, len, static_cast<long double>(got), want);\n"
+         "        return 1; }\n"
+         "    }\n"
+         "  std::printf(\"elements %lld\\n\", elements);\n"
+         "  l11_print_counters();\n"
+         "  return 0;\n"
+         "}\n";
+}
+
+// The same for thread_count: values in the middle of their bins.
+std::string count_run_code() {
+  return "static int l11_main() {\n"
+         "  constexpr unsigned cap = 65536 + 8;\n"
+         "  alignas(16) static float x[cap];\n"
+         "  for (unsigned i = 0; i < cap; ++i) x[i] = (static_cast<float>((i * 2654435761u) >> 24) + 0.5f) / 256.0f;\n"
+         "  long long elements = 0;\n"
+         "  for (unsigned nth : {256u, 33u}) for (unsigned off = 0; off < 4; ++off)\n"
+         "    for (unsigned len : {65536u, 65536u - 64u + 13u, 1000u, 9u, 1u}) {\n"
+         "      int want[256] = {}, got[256] = {};\n"
+         "      for (unsigned i = 0; i < len; ++i) ++want[lesson11::bin_of(x[off + i])];\n"
+         "      for (unsigned tid = 0; tid < nth; ++tid) lesson11::thread_count(x + off, len, tid, nth, got);\n"
+         "      elements += len;\n"
+         "      long long total = 0;\n"
+         "      for (int b = 0; b < 256; ++b) total += got[b];\n"
+         "      for (int b = 0; b < 256; ++b) if (got[b] != want[b]) {\n"
+         "        std::printf(\"wrong %u threads, b %u float(s) past a 16-byte boundary, %u samples: bin %d holds %d, "
+         "not %d (%lld samples counted in all)\\n\", nth, off, len, b, got[b], want[b], total);\n"
+         "        return 1; }\n"
+         "    }\n"
+         "  std::printf(\"elements %lld\\n\", elements);\n"
+         "  l11_print_counters();\n"
+         "  return 0;\n"
+         "}\n";
+}
+
+// The checks the GPU form of multiply_tile runs here: each of a team's 16 x
+// 16 threads multiplies one k-tile into acc (set to r - c first); entries
+// are whole numbers from -2 to 2, so every sum is exact.
+std::string gemm_run_code() {
+  return "static int l11_main() {\n"
+         "  constexpr int RM = lesson11::gemm_rows_per_thread;\n"
+         "  using S = lesson11::GemmShape<RM>;\n"
+         "  static typename S::TileA As;\n"
+         "  static typename S::TileB Bs;\n"
+         "  unsigned h = 12345;\n"
+         "  const auto next = [&] { h = h * 1664525u + 1013904223u; return static_cast<float>(static_cast<int>(h >> 29) % 5 - 2); };\n"
+         "  for (auto &row : As) for (auto &v : row) for (float &f : v.v) f = next();\n"
+         "  for (auto &row : Bs) for (auto &v : row) for (float &f : v.v) f = next();\n"
+         "  std::printf(\"rows %d\\n\", RM);\n"
+         "  for (int ty = 0; ty < S::TY; ++ty) for (int tx = 0; tx < S::TX; ++tx) {\n"
+         "    float acc[RM][8];\n"
+         "    for (int r = 0; r < RM; ++r) for (int c = 0; c < 8; ++c) acc[r][c] = static_cast<float>(r - c);\n"
+         "    lesson11::multiply_tile(acc, As, Bs, ty, tx);\n"
+         "    for (int r = 0; r < RM; ++r) for (int c = 0; c < 8; ++c) {\n"
+         "      const int i = S::row_of(ty, r), j = S::col_of(tx, c);\n"
+         "      float want = static_cast<float>(r - c);\n"
+         "      for (int k = 0; k < S::BK; ++k) want += As[k][i / 4].v[i % 4] * Bs[k][j / 4].v[j % 4];\n"
+         "      if (acc[r][c] != want) {\n"
+         "        std::printf(\"wrong thread (ty %d, tx %d): acc[%d][%d] is %g after the k-tile, not %g\\n\", ty, tx, r, c, acc[r][c], want);\n"
+         "        return 1; }\n"
+         "    }\n"
+         "  }\n"
+         "  return 0;\n"
+         "}\n";
+}
+
+long long run_elements(const HostRun &r) {
+  const auto p = r.output.find("elements ");
+  return p == std::string::npos ? 0 : std::stoll(r.output.substr(p + 9));
 }
 
 }  // namespace
@@ -505,13 +914,27 @@ void report_streaming(const std::vector<PtxBlock> &bs, const std::string &fn) {
 }  // namespace
 
 TEST_CASE("sum loads 16 bytes at a time and several at once (compiled for a GPU)", "[lesson11][correctness]") {
-  const Compiled c = compile_for_gpu(lesson11::streaming_source_file(), "streaming.inc", streaming_probes());
+  const GpuForm form = gpu_form(lesson11::streaming_source_file(), "streaming.inc");
+  if (!recompiled(form, "thread_sum for a GPU")) return;
+  const Compiled c = compile_for_gpu(form, streaming_probes());
   if (!recompiled(c, "thread_sum for a GPU")) return;
   for (const std::string t : {"float", "int", "double"}) {
     const auto *bs = blocks_of(c, "l11_probe_sum_" + t);
     if (!bs) return;
-    report_streaming(*bs, "thread_sum<" + t + ">");
-    const std::string v = streaming_verdict(*bs, "thread_sum<" + t + ">", "its add");
+    const std::string fn = "thread_sum<" + t + ">";
+    report_streaming(*bs, fn);
+    // thread_sumIfE: the mangled thread_sum<float> (IiE int, IdE double).
+    const HostRun run = run_on_host(form, sum_run_code(t), std::string("thread_sumI") + t[0] + "E");
+    if (!recompiled(run, fn + "'s GPU form on this machine")) return;
+    if (run.status != 0) {
+      FAIL_CHECK("The GPU form of " << fn << " adds wrong: run here as a GPU team runs it, with " << run_failure(run)
+                 << ". Every element of b belongs to one thread: the head before the first 16-byte boundary, the "
+                    "Vec16 after it (only at a multiple of 16), the tail after the last whole Vec16 (README, Steps: "
+                    "11.1)." << guard_note(form));
+      continue;
+    }
+    const double bytes = static_cast<double>(run_elements(run)) * (t == "double" ? 8 : 4);
+    const std::string v = streaming_verdict(*bs, fn, "its add", form, c, run, bytes);
     if (!v.empty()) FAIL_CHECK(v);
   }
 }
@@ -531,12 +954,26 @@ TEST_CASE("histogram is faster than one 4-byte load per atomic", "[lesson11][spe
 
 TEST_CASE("histogram loads 16 bytes at a time and several before its atomics (compiled for a GPU)",
           "[lesson11][correctness]") {
-  const Compiled c = compile_for_gpu(lesson11::streaming_source_file(), "streaming.inc", streaming_probes());
+  const GpuForm form = gpu_form(lesson11::streaming_source_file(), "streaming.inc");
+  if (!recompiled(form, "thread_count for a GPU")) return;
+  const Compiled c = compile_for_gpu(form, streaming_probes());
   if (!recompiled(c, "thread_count for a GPU")) return;
   const auto *bs = blocks_of(c, "l11_probe_count");
   if (!bs) return;
   report_streaming(*bs, "thread_count");
-  const std::string v = streaming_verdict(*bs, "thread_count", "its atomic");
+  // 12thread_countE: the mangled thread_count.
+  const HostRun run = run_on_host(form, count_run_code(), "12thread_countE");
+  if (!recompiled(run, "thread_count's GPU form on this machine")) return;
+  if (run.status != 0) {
+    FAIL_CHECK("The GPU form of thread_count counts wrong: run here as a GPU team runs it, with "
+               << run_failure(run)
+               << ". Every sample of b belongs to one thread: the head before the first 16-byte boundary, the Quads "
+                  "after it (only at a multiple of 16), the tail after the last whole Quad (README, Steps: 11.2)."
+               << guard_note(form));
+    return;
+  }
+  const std::string v =
+      streaming_verdict(*bs, "thread_count", "its atomic", form, c, run, static_cast<double>(run_elements(run)) * 4);
   if (!v.empty()) FAIL_CHECK(v);
 }
 
@@ -708,7 +1145,9 @@ TEST_CASE("N-body step serves several bodies per load with the hardware 1/sqrt (
       "io[3 * p + 2] = g.az[p]; }\n"
       "}\n"
       "#pragma omp end declare target\n";
-  const Compiled c = compile_for_gpu(lesson11::gravity_source_file(), "gravity.inc", probe);
+  const GpuForm form = gpu_form(lesson11::gravity_source_file(), "gravity.inc");
+  if (!recompiled(form, "tile_forces for a GPU")) return;
+  const Compiled c = compile_for_gpu(form, probe);
   if (!recompiled(c, "tile_forces for a GPU")) return;
   const auto *bs = blocks_of(c, "l11_probe_forces");
   if (!bs) return;
@@ -902,26 +1341,51 @@ TEST_CASE("SGEMM register tile gets more multiply-adds per load than lesson 5's 
       "    for (int c = 0; c < 8; ++c) out[r * 8 + c] = acc[r][c];\n"
       "}\n"
       "#pragma omp end declare target\n";
-  const Compiled c = compile_for_gpu(lesson11::gemm_source_file(), "gemm.inc", probe);
+  const GpuForm form = gpu_form(lesson11::gemm_source_file(), "gemm.inc");
+  if (!recompiled(form, "multiply_tile for a GPU")) return;
+  const Compiled c = compile_for_gpu(form, probe);
   if (!recompiled(c, "multiply_tile for a GPU")) return;
   const auto *bs = blocks_of(c, "l11_probe_gemm");
   if (!bs) return;
   const PtxBlock t = total(*bs);
-  const double loads = t.bytes / 16.0, per = loads > 0 ? t.fma / loads : 0;
-  char per_text[32];
-  std::snprintf(per_text, sizeof per_text, "%.3g", per);
-  std::cout << "multiply_tile compiled for a GPU: " << t.fma << " multiply-adds from " << loads
-            << " 16-byte loads of As and Bs per k-tile: " << per_text << " per load\n";
   if (t.fma == 0) {
     FAIL_CHECK("multiply_tile, compiled for a GPU, does no multiply-add yet (README, Steps: 11.4).");
     return;
   }
+  // The GPU form run here: every thread's block of acc after one k-tile,
+  // exact (small whole numbers), and the tile's height the GPU form has.
+  const HostRun run = run_on_host(form, gemm_run_code(), "");
+  if (!recompiled(run, "multiply_tile's GPU form on this machine")) return;
+  if (run.status != 0) {
+    FAIL_CHECK("The GPU form of multiply_tile multiplies wrong: run here for each thread of a team, with "
+               << run_failure(run)
+               << ". Each acc[r][c] adds As's row GemmShape::row_of(ty, r) times Bs's column col_of(tx, c) over the "
+                  "16 k of the tile (README, Steps: 11.4)." << guard_note(form));
+    return;
+  }
+  const auto at = run.output.find("rows ");
+  const int rm = at == std::string::npos ? 0 : std::stoi(run.output.substr(at + 5));
+  // Only the multiply-adds the product needs count: acc's rm x 8 entries,
+  // one per k of the tile's 16 (a multiply-add that adds 0 x b, or any
+  // arithmetic past these, changes no entry of C). The loads are all the
+  // loads of As and Bs the PTX has.
+  const int needed = rm * 8 * 16, useful = std::min(t.fma, needed);
+  const double loads = t.bytes / 16.0, per = loads > 0 ? useful / loads : 0;
+  char per_text[32];
+  std::snprintf(per_text, sizeof per_text, "%.3g", per);
+  std::cout << "multiply_tile compiled for a GPU: " << t.fma << " multiply-adds (" << needed << " needed by a " << rm
+            << " x 8 tile over 16 k) from " << loads << " 16-byte loads of As and Bs per k-tile: " << per_text
+            << " useful per load\n";
   // Lesson 5's 8 x 8 tile: 64 multiply-adds from 4 loads per k (16 per
   // load); 16 x 8: 128 from 6 (21.3).
   if (per < 20)
     FAIL_CHECK(per_text << " multiply-adds per load" << (per < 16.5 ? ", what lesson 5's 8 x 8 tile gets" : "")
-                        << ": multiply_tile, compiled for a GPU, does " << t.fma << " multiply-adds per k-tile from "
-                        << loads
+                        << ": multiply_tile, compiled for a GPU, computes a " << rm << " x 8 block of C (" << needed
+                        << " multiply-adds per k-tile"
+                        << (t.fma > needed ? "; the " + std::to_string(t.fma - needed) +
+                                                 " more it issues change no sum and are not counted"
+                                           : std::string())
+                        << ") from " << loads
                         << " 16-byte loads of As and Bs. A thread that owns more rows of C uses each Vec4 of Bs "
                            "for more of them (README, Steps: 11.4).");
 }
