@@ -32,6 +32,7 @@
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <mutex>
 #include <span>
 #include <string>
 #include <thread>
@@ -206,7 +207,8 @@ void check_device_memory(int n, int dev, int terms = lesson9::min_terms) {
   COURSE_CHECK(expect(!omp_target_is_present(in.first.data(), dev) && !omp_target_is_present(in.second.data(), dev),
                       "device_upload " + at +
                           ": the host inputs are MAPPED on the device (`target enter data`). This step allocates "
-                          "device memory itself: omp_target_alloc, then omp_target_memcpy (README, step 9.2)"));
+                          "device memory itself and copies into it: which OpenMP routines work on device memory "
+                          "by device number, with no map? (README, step 9.2)"));
   if (watch) {
     for (const auto &[p, name] : {std::pair<float *, const char *>{d.first, "first"}, {d.second, "second"},
                                   {d.result, "result"}}) {
@@ -214,8 +216,8 @@ void check_device_memory(int n, int dev, int terms = lesson9::min_terms) {
       COURSE_CHECK(expect(a != nullptr,
                           "device_upload " + at + ": d." + name +
                               " is not memory the runtime allocated on device " + std::to_string(dev) +
-                              " during the call (host memory from new/malloc? another device?): use "
-                              "omp_target_alloc(bytes, device) (README, step 9.2)"));
+                              " during the call (host memory from new/malloc? another device?): which OpenMP "
+                              "routine allocates memory on a device you name? (README, step 9.2)"));
       if (a)
         COURSE_CHECK(expect(a->bytes >= bytes && a->host == 0,
                             "device_upload " + at + ": d." + name +
@@ -675,6 +677,45 @@ namespace {
 
 namespace alloc = course::lesson9_alloc;
 
+// An allocator handle by its name in omp.h, so a message says
+// `omp_default_mem_alloc`, not "allocator 1".
+std::string allocator_name(omp_allocator_handle_t a) {
+  static const struct {
+    omp_allocator_handle_t handle;
+    const char *name;
+  } known[] = {{omp_null_allocator, "omp_null_allocator"},
+               {omp_default_mem_alloc, "omp_default_mem_alloc"},
+               {omp_large_cap_mem_alloc, "omp_large_cap_mem_alloc"},
+               {omp_const_mem_alloc, "omp_const_mem_alloc"},
+               {omp_high_bw_mem_alloc, "omp_high_bw_mem_alloc"},
+               {omp_low_lat_mem_alloc, "omp_low_lat_mem_alloc"},
+               {omp_cgroup_mem_alloc, "omp_cgroup_mem_alloc"},
+               {omp_pteam_mem_alloc, "omp_pteam_mem_alloc"},
+               {omp_thread_mem_alloc, "omp_thread_mem_alloc"},
+               {llvm_omp_target_host_mem_alloc, "llvm_omp_target_host_mem_alloc"},
+               {llvm_omp_target_shared_mem_alloc, "llvm_omp_target_shared_mem_alloc"},
+               {llvm_omp_target_device_mem_alloc, "llvm_omp_target_device_mem_alloc"}};
+  for (const auto &k : known)
+    if (k.handle == a) return k.name;
+  {
+    std::lock_guard<std::mutex> g(alloc::state().lock);
+    for (const auto &f : alloc::state().allocators)
+      if (f.handle == a) return "an allocator the program made with omp_init_allocator";
+  }
+  return "allocator handle " + std::to_string((std::uintptr_t)a);
+}
+
+// Which call made (or took back) a block, in words.
+std::string by_call(const alloc::Block &b, const char *verb) {
+  switch (b.source) {
+    case alloc::Source::omp_alloc: return std::string(verb) + " with " + allocator_name(b.allocator);
+    case alloc::Source::llvm_host: return "llvm_omp_target_alloc_host";
+    case alloc::Source::target_alloc: return "omp_target_alloc";
+    case alloc::Source::none: break;
+  }
+  return "no OpenMP call";
+}
+
 // pinned_alloc(n): memory the OpenMP runtime pinned for its devices (seen by
 // the allocation witness, on every device class), which the host reads and
 // writes and a target region maps like any array; then pinned_free() gives it
@@ -688,8 +729,8 @@ void check_pinned(std::size_t n) {
   if (!b) {
     FAIL_CHECK(at + " returned memory that no OpenMP allocation call made (new, malloc, a std::vector?): ordinary "
                     "pageable memory, which a GPU copies through a staging buffer of its driver, slowly and not "
-                    "beside a kernel. Ask the OpenMP runtime for host memory it pins: omp_alloc with an allocator "
-                    "for that (README, step 9.4)");
+                    "beside a kernel. Which OpenMP call takes host memory from an allocator, and which allocator's "
+                    "memory does the offload runtime pin? (README, concept 8, step 9.4)");
   } else {
     switch (alloc::pinning(*b)) {
       case alloc::Pinning::llvm_pinned:
@@ -708,9 +749,9 @@ void check_pinned(std::size_t n) {
                         "cannot touch it. Step 9.4 wants host memory that a device copies quickly (README, step 9.4)");
         break;
       case alloc::Pinning::ordinary:
-        FAIL_CHECK(at + fmt(" took its memory from omp_alloc with allocator %.0f, which gives ordinary pageable "
-                            "memory: nothing asked for it to be pinned (README, step 9.4)",
-                            (double)(std::uintptr_t)b->allocator));
+        FAIL_CHECK(at + " took its memory from " + by_call(*b, "omp_alloc") + ", which gives ordinary pageable "
+                        "memory: nothing asked for it to be pinned. Which allocator's memory does the offload "
+                        "runtime pin? (README, concept 8, step 9.4)");
         break;
     }
   }
@@ -722,11 +763,22 @@ void check_pinned(std::size_t n) {
   std::vector<float> expected(n), got(p, p + n);
   for (std::size_t i = 0; i < n; ++i) expected[i] = 2.f * (float)(i % 1000003) + 1.f;
   COURSE_CHECK(course::check_equal<float>(got, expected, at + ": the memory mapped into a target region and back"));
+  // Said before the call: omp_free with another allocator than omp_alloc's
+  // aborts inside clang 19's libomp ("Assertion failure at kmp_alloc.cpp",
+  // or glibc's "free(): invalid pointer"), and the crash note below it can
+  // only guess. These lines show with a failure (ctest --output-on-failure).
+  if (b)
+    std::cout << "lesson 9: pinned_free() now gives back " << at << "'s memory, taken by "
+              << by_call(*b, "omp_alloc") << "; a free told another allocator aborts in the OpenMP runtime"
+              << std::endl;
   const auto given = alloc::record([&] { lesson9::pinned_free(p); });
   const alloc::Block *f = given.free_of(p);
   COURSE_CHECK(expect(f != nullptr && (!b || f->source == b->source),
-                      "pinned_free() on " + at + "'s memory did not give it back through the OpenMP call that "
-                      "matches how it was taken (omp_free, with the same allocator; README, step 9.4)"));
+                      "pinned_free() on " + at + "'s memory gave it back " +
+                          (f ? "by " + by_call(*f, "omp_free") : std::string("through no OpenMP call")) +
+                          (b ? ", but it was taken by " + by_call(*b, "omp_alloc") : std::string()) +
+                          ": memory goes back through the call that matches how it was taken, told what it was "
+                          "taken with (README, step 9.4)"));
 }
 
 }  // namespace
