@@ -268,6 +268,11 @@ function(course_add_lesson number folder)
     add_executable(${name} ${_driver_srcs})
     target_link_libraries(${name} PRIVATE ${kernels} ${_reference} course_common)
     target_compile_definitions(${name} PRIVATE COURSE_KERNELS="${who}")
+    # How many speed tests the lesson has, for the program's closing line on
+    # what grades its speed (course/results.hpp): common/ knows no lesson.
+    file(STRINGS "${_test_src}" _speed_lines REGEX "\\[speedup\\]")
+    list(LENGTH _speed_lines _speed_count)
+    target_compile_definitions(${name} PRIVATE COURSE_SPEED_TESTS=${_speed_count})
     course_offload(${name})
   endmacro()
 
