@@ -158,7 +158,8 @@ function(_course_sanitize_skip name reason)
   set_tests_properties("${name}" PROPERTIES LABELS "${_labels}" SKIP_REGULAR_EXPRESSION "SKIPPED:" TIMEOUT 30)
 endfunction()
 
-# The race check of a lesson declared RACES, where the student looks:
+# The race check of a lesson declared RACES, where the student looks (run by
+# cmake/race-check.cmake, which says DATA RACE or NOT A RACE):
 # "lessonN: no data races (ThreadSanitizer + Archer)", labels lessonN and
 # races (not sanitize, which the student presets leave out), built by its own
 # fixture with only that lesson's test program, so `ctest -L lessonN` pays
