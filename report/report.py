@@ -7,6 +7,12 @@ report.csv, each program's own CSV and log, and PNG plots (matplotlib) under
 BUILD/report/ (or --out).
 
     report.py --build BUILD [--tiny | --full] [--lessons 1,3] [--out DIR] [--goals CSV] [--kernel-time]
+              [--repeat N]
+
+--repeat N runs the vendor programs and the lesson programs N times, round
+after round (course_report/repeats.py), and adds a section with each goal
+row's min / median / max over the rounds and its goal "met in k of N runs"
+(and repeats.csv); the other tables show round 1.
 
 How the host waits for the GPU is COURSE_CUDA_WAIT's (spin, the default, or
 block; common/src/cuda_wait.cpp): every program gets it, and report.md says
@@ -52,6 +58,7 @@ from course_report.analyse import annotate, ceilings_from  # noqa: E402
 from course_report.goals import DEFAULT_GOALS, apply_goals, read_goals  # noqa: E402
 from course_report.kernel_time import DEFAULT_KERNELS, kernel_times, read_kernel_table  # noqa: E402
 from course_report.render import missing_why, render, write_csv  # noqa: E402
+from course_report.repeats import analyse_runs, repeat_section, write_repeat_csv  # noqa: E402
 from course_report.run import (Step, build_info, commit_of, cuda_wait, describe, find_lessons,  # noqa: E402
                                finished_before, first_device_line, run_step, size_args, unread_columns)
 from course_report.schema import SOURCE_DIR, source_lessons  # noqa: E402
@@ -82,6 +89,10 @@ def parse_args(argv):
     p.add_argument("--kernel-time", action="store_true",
                    help="GPU builds: run each lesson program that lessons/kernels.csv names once more under ncu "
                         "and show its kernels' own device time beside the vendor's")
+    p.add_argument("--repeat", default="1", metavar="N",
+                   help="run the vendor programs and the lesson programs N times, round after round, and show each "
+                        "goal row's min / median / max %% over the rounds and its goal as 'met in k of N runs' "
+                        "(default 1: one run, no such section)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--no-starters", action="store_true", help="do not run the untouched starters")
     p.add_argument("--resume", action="store_true",
@@ -93,6 +104,9 @@ def parse_args(argv):
     a = p.parse_args(argv)
     if a.timeout < 0:
         p.error(f"--timeout must be a positive number of seconds, got {a.timeout}")
+    if not re.fullmatch(r"[1-9][0-9]{0,2}", a.repeat.strip()):
+        p.error(f"--repeat expects a whole number of runs from 1 to 999, got '{a.repeat}'")
+    a.repeat = int(a.repeat)
     a.lessons_wanted = []
     if a.lessons:
         try:
@@ -181,33 +195,41 @@ def main(argv):
             notes.append(f"lesson {n} ({source_lessons().get(n, '?')}) is not in this build: its program is not "
                          "built (configure with it in COURSE_LESSONS, or it failed to compile: see the build log)")
 
-    steps = [Step("ceilings", ceil_prog, [], os.path.join(csvdir, "ceilings.csv"), 0, "ceiling")]
+    steps = [Step("ceilings", ceil_prog, [], os.path.join(csvdir, "ceilings.csv"), 0, "ceiling", repeat=0)]
     gpu = device_class == "gpu"
     # (program, label, csv, where it applies, build-info.json's key for why it is missing)
     vendors = [("course_sgemm", "cuBLAS SGEMM ceiling", "sgemm.csv", gpu, "sgemm"),
                ("course_cub", "CUB reduce and histogram ceilings", "cub.csv", gpu, "cub"),
                ("course_cuda_nbody", "classic CUDA N-body (peer)", "cuda-nbody.csv", gpu, "cuda_nbody"),
                ("course_blas_sgemm", "OpenBLAS SGEMM ceiling (host CPU)", "blas-sgemm.csv", True, "host_sgemm")]
-    for prog, label, name, relevant, key in vendors:
-        path = os.path.join(build, "report", prog)
-        if relevant and os.access(path, os.X_OK):
-            steps.append(Step(label, path, [], os.path.join(csvdir, name), 0, "vendor"))
-        elif relevant:
-            notes.append(f"{label} skipped: " + missing_why(info, key, prog))
-    for n in wanted:
-        if n not in lessons:
-            continue
-        folder, prog, starter = lessons[n]
-        run = "solution" if track == "solutions" else "yours"
-        steps.append(Step(f"lesson {n} {run}", prog, [], os.path.join(csvdir, f"lesson{n:02d}.csv"), n, run))
-        if starter and not args.no_starters:
-            steps.append(Step(f"lesson {n} starter", starter, ["--only-yours"],
-                              os.path.join(csvdir, f"lesson{n:02d}_starter.csv"), n, "starter"))
+    rounds = args.repeat
+    for k in range(1, rounds + 1):
+        # Round k of --repeat: the vendors, then the lessons (the same order each round); its files are NAME-runK.
+        tag = f" (run {k} of {rounds})" if rounds > 1 else ""
+        suffix = f"-run{k}" if k > 1 else ""
+        for prog, label, name, relevant, key in vendors:
+            path = os.path.join(build, "report", prog)
+            if relevant and os.access(path, os.X_OK):
+                steps.append(Step(label + tag, path, [], os.path.join(csvdir, name.replace(".csv", suffix + ".csv")),
+                                  0, "vendor", repeat=k))
+            elif relevant and k == 1:
+                notes.append(f"{label} skipped: " + missing_why(info, key, prog))
+        for n in wanted:
+            if n not in lessons:
+                continue
+            folder, prog, starter = lessons[n]
+            run = "solution" if track == "solutions" else "yours"
+            steps.append(Step(f"lesson {n} {run}{tag}", prog, [], os.path.join(csvdir, f"lesson{n:02d}{suffix}.csv"),
+                              n, run, repeat=k))
+            if starter and not args.no_starters and k == 1:   # the untouched starter: once
+                steps.append(Step(f"lesson {n} starter", starter, ["--only-yours"],
+                                  os.path.join(csvdir, f"lesson{n:02d}_starter.csv"), n, "starter"))
     if len(steps) > 1:
         # Again at the end: on a shared machine load comes and goes; a ceiling is the better of the two.
-        steps.append(Step("ceilings again", ceil_prog, [], os.path.join(csvdir, "ceilings-end.csv"), 0, "ceiling"))
+        steps.append(Step("ceilings again", ceil_prog, [], os.path.join(csvdir, "ceilings-end.csv"), 0, "ceiling",
+                          repeat=0))
     print(f"report: {len(steps)} steps, {args.mode} sizes, build {build} ({track} track, {device_class} device), "
-          f"output {out}", flush=True)
+          f"output {out}" + (f", {rounds} runs of the vendor and lesson programs" if rounds > 1 else ""), flush=True)
 
     t_start = time.monotonic()
     rows, failures, abouts, described = [], [], {}, {}
@@ -237,7 +259,7 @@ def main(argv):
             srows = [dict(lesson=step.lesson, experiment="(program)", variant=step.run, size="", time_ms=0.0,
                           rate=0.0, unit="", ceiling="", status="FAILED", note=step.error, role="", bytes=0.0,
                           flops=0.0, in_cache=False, seed="", article="", article_ms=0.0, plot="", param="",
-                          goal_pct=0.0, program=name, run=step.run)]
+                          goal_pct=0.0, program=name, run=step.run, repeat=step.repeat)]
         if step.label == "ceilings again":
             for r in srows:
                 r["program"] += " (end of run)"
@@ -254,11 +276,21 @@ def main(argv):
             why = step.error or (f"{len(bad_rows)} row(s) FAILED verification" if bad_rows else "wrote no rows")
             failures.append(f"{step.label} ({name}): {why}; log: {os.path.relpath(step.log, out)}")
 
+    repeats_md = None
+    if rounds > 1:
+        # Each round against its own vendor rows; the tables below are round 1's (with the ceilings and the starters).
+        by_run = {k: [r for r in rows if r["repeat"] == k and r["run"] != "starter"] for k in range(1, rounds + 1)}
+        n_runs, summary = analyse_runs([r for r in rows if r["repeat"] == 0], by_run, args.goals_table or [],
+                                       device_class)
+        repeats_md = repeat_section(summary, n_runs, device_class)
+        write_repeat_csv(summary, n_runs, os.path.join(out, "repeats.csv"))
+        rows = [r for r in rows if r["repeat"] in (0, 1)]
     ceilings = ceilings_from(rows)
     annotate(rows, ceilings, device_class)
     apply_goals(rows, args.goals_table or [], device_class)
     if args.kernel_time:
-        kernel_times(rows, steps, args.kernel_table, gpu, args.timeout, logdir, notes)
+        kernel_times(rows, [s for s in steps if s.repeat in (0, 1)], args.kernel_table, gpu, args.timeout, logdir,
+                     notes)
     device_line = first_device_line(os.path.join(logdir, "ceilings.log")) or "device: unknown"
     wait_line = wait_text(device_class, first_device_line(os.path.join(logdir, "ceilings.log"), "gpu wait:"))
     elapsed = time.monotonic() - t_start
@@ -273,15 +305,15 @@ def main(argv):
                          f"and run with the Python that has it: {sys.executable} has not)")
 
     md = render(rows, ceilings, info, commit_of(build, info), args, device_line, steps, failures, notes, plots, elapsed, lessons,
-                wanted, abouts, wait_line)
+                wanted, abouts, wait_line, repeats_md)
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write(md)
     write_csv(rows, os.path.join(out, "report.csv"))
     print()
     print(md)
     print(f"report: {len(steps)} steps in {elapsed:.0f} s; wrote {os.path.join(out, 'report.md')}, "
-          f"{os.path.join(out, 'report.csv')}" + (f" and {len(plots)} plots in {os.path.join(out, 'plots')}"
-                                                  if plots else ""))
+          f"{os.path.join(out, 'report.csv')}" + (f", {os.path.join(out, 'repeats.csv')}" if rounds > 1 else "")
+          + (f" and {len(plots)} plots in {os.path.join(out, 'plots')}" if plots else ""))
     if failures:
         print(f"report: FAILED: {len(failures)} step(s) failed (see the Failures section)")
         return 1

@@ -23,7 +23,15 @@
     test_report.py --goals                    the design's goals come from one table
                                               (lessons/goals.csv): the rows a line
                                               selects get its goal, shown met or not
-    test_report.py                            the last four (no build needed)
+    test_report.py --repeats                  --repeat N: from fabricated rows of N
+                                              runs, each run judged against its own
+                                              vendor rows, min / median / max and
+                                              "met in k of N runs", a run that missed
+                                              named (below the goal, no row, FAILED,
+                                              another ceiling), repeats.csv; bad
+                                              --repeat values exit 2; a fake build's
+                                              programs run round after round
+    test_report.py                            the last five (no build needed)
 
 Every check prints what it expected and what it found.
 """
@@ -41,7 +49,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.path.join(HERE, "report.py")
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
-from course_report import analyse, goals, kernel_time, render, run, schema  # noqa: E402
+from course_report import analyse, goals, kernel_time, render, repeats, run, schema  # noqa: E402
 
 problems = []
 
@@ -507,6 +515,194 @@ def goals_table():
                   f"report --goals with {what}: exit {p.returncode}, one line: {lines}")
 
 
+def repeat_rows():
+    """--repeat N from fabricated per-run rows: each run is judged against the vendor's per-call time of its
+    own round; the summary gives min / median / max and "met in k of N runs", naming each run that missed."""
+    cols = ",".join(schema.COLUMNS) + "\n"
+    tail = ",kernel,4e+06,0,0,,,0,,,0"
+    with tempfile.TemporaryDirectory() as d:
+        def rows_of(name, lines, lesson, kind, k):
+            path = os.path.join(d, name)
+            with open(path, "w") as f:
+                f.write(cols + "".join(ln + "\n" for ln in lines))
+            return run.read_rows(run.Step(name, name, [], path, lesson, kind, repeat=k))
+        once = rows_of("ceil.csv", ["0,ceiling,copy,n=4000,1,40,GB/s,,PASS,,ceiling,8000,0,0,,,0,,,0"], 0, "ceiling", 0)
+
+        def vendor(k, per_call, double=True):
+            names = ["cub-sum-float", "cub-sum-int", "cub-histogram"] + (["cub-sum-double"] if double else [])
+            lines = []
+            for c in names:
+                lines.append(f"0,ceiling,{c},n=4000,1,{per_call * 1.2},GB/s,{c},PASS,events,ceiling,4e+06,0,0,,,0,,,0")
+                lines.append(f"0,ceiling,{c} per call,n=4000,1,{per_call},GB/s,,PASS,host,reference,4e+06,0,0,,,0,,,0")
+            return rows_of(f"cub{k}.csv", lines, 0, "vendor", k)
+        # The vendor reads 10 GB/s per call in runs 1 and 2 and 8 GB/s in run 3 (a slow round: both sides slow).
+        # sum float: 9.8, 9.4, 7.8 GB/s: 98 %, 94 %, 97.5 % of its own round's vendor (78 % of the best vendor).
+        # histogram: no row in run 2. sum int: FAILED in run 3. sum double: in run 2 CUB timed no double sum, so the
+        # row fell back to its ceiling (copy): another measure than the other runs', not counted.
+        by_run = {
+            1: vendor(1, 10) + rows_of("l1.csv", ["11,sum float,solution,n=4000,1,9.8,GB/s,cub-sum-float,PASS," + tail,
+                                                 "11,histogram 256,solution,n=4000,1,9.7,GB/s,cub-histogram,PASS," + tail,
+                                                 "11,sum int,solution,n=4000,1,9.9,GB/s,cub-sum-int,PASS," + tail,
+                                                 "11,sum double,solution,n=4000,1,9.9,GB/s,cub-sum-double,PASS," + tail,
+                                                 "11,N-body,solution,n=4000,1,20,GB/s,copy,PASS," + tail],
+                                       11, "solution", 1),
+            2: vendor(2, 10, double=False) + rows_of("l2.csv", ["11,sum float,solution,n=4000,1,9.4,GB/s,cub-sum-float,PASS," + tail,
+                                  "11,sum int,solution,n=4000,1,9.6,GB/s,cub-sum-int,PASS," + tail,
+                                  "11,sum double,solution,n=4000,1,39,GB/s,cub-sum-double,PASS," + tail,
+                                  "11,N-body,solution,n=4000,1,22,GB/s,copy,PASS," + tail], 11, "solution", 2),
+            3: vendor(3, 8) + rows_of("l3.csv", ["11,sum float,solution,n=4000,1,7.8,GB/s,cub-sum-float,PASS," + tail,
+                                                 "11,histogram 256,solution,n=4000,1,7.9,GB/s,cub-histogram,PASS," + tail,
+                                                 "11,sum int,solution,n=4000,1,0.1,GB/s,cub-sum-int,FAILED,wrong" + tail,
+                                                 "11,sum double,solution,n=4000,1,7.9,GB/s,cub-sum-double,PASS," + tail,
+                                                 "11,N-body,solution,n=4000,1,18,GB/s,copy,PASS," + tail],
+                                       11, "solution", 3)}
+        gfile = os.path.join(d, "g.csv")
+        with open(gfile, "w") as f:
+            f.write(",".join(goals.GOAL_COLUMNS) + "\n11,sum *,,kernel,gpu,,,95,sums\n"
+                    "11,histogram 256,,kernel,gpu,,,95,hist\n")
+        table = goals.read_goals(gfile)
+        n, summary = repeats.analyse_runs(once, by_run, table, "gpu")
+        md = repeats.repeat_section(summary, n, "gpu")
+        print(md)
+        out = os.path.join(d, "repeats.csv")
+        repeats.write_repeat_csv(summary, n, out)
+        lines = list(csv.DictReader(open(out)))
+
+    def cells_of(exp):
+        line = next((ln for ln in md.splitlines() if f"| {exp} |" in ln), "")
+        return [c.strip() for c in line.strip("|").split("|")]
+    check(n == 3 and [e["experiment"] for e in summary] == ["sum float", "histogram 256", "sum int", "sum double",
+                                                              "N-body"],
+          f"3 runs, one summary per goal row and per kernel under test: {n}, {[e['experiment'] for e in summary]}")
+    got = cells_of("sum float")
+    want = ["L11", "sum float", "solution", "n=4000", repeats.PER_CALL_LABEL, "98.0 %", "94.0 %", "97.5 %",
+            "94.0 %", "97.5 %", "98.0 %", "≥ 95 %: **met in 2 of 3 runs** (not in run 2: 94.0 %)"]
+    check(got == want, f"sum float, each run against its own round's vendor per call (run 3: 7.8 of 8 GB/s = 97.5 %, "
+                       f"not 78 % of the best round's): min / median / max 94 / 97.5 / 98, met in 2 of 3, run 2 "
+                       f"named: {got}")
+    got = cells_of("histogram 256")
+    check(got[5:8] == ["97.0 %", "no row", "98.8 %"] and got[-1] == "≥ 95 %: **met in 2 of 3 runs** (not in run 2: "
+                                                                      "no row)",
+          f"a row missing in run 2 of 3: 'no row' there, met in 2 of 3, the run named: {got[5:]}")
+    got = cells_of("sum int")
+    check(got[7] == "FAILED" and got[8:11] == ["96.0 %", "97.5 %", "99.0 %"]
+          and got[-1] == "≥ 95 %: **met in 2 of 3 runs** (not in run 3: FAILED)",
+          f"a row that FAILED verification in run 3 does not meet its goal there, nor counts in min / median / max: "
+          f"{got[5:]}")
+    got = cells_of("sum double")
+    check(got[6].startswith("97.5 % (% of copy") and got[-1].startswith("≥ 95 %: **met in 2 of 3 runs** (not in run "
+                                                                         "2: % of copy")
+          and got[8:11] == ["98.8 %", "98.9 %", "99.0 %"],
+          f"a run measured against another ceiling (its vendor missing that round) is shown, not counted: {got[5:]}")
+    got = cells_of("N-body")
+    check(got[4] == "% of copy" and got[8:] == ["45.0 %", "50.0 %", "55.0 %", ""],
+          f"a kernel under test without a goal: its min / median / max, no verdict: {got[4:]}")
+    per = [ln for ln in lines if ln["experiment"] == "sum float"]
+    check([ln["run"] for ln in per] == ["1", "2", "3", "summary"] and [ln["met"] for ln in per[:3]] == ["1", "0", "1"]
+          and [per[3][c] for c in ("min", "median", "max", "met_runs", "runs")] == ["94", "97.5", "98", "2", "3"],
+          f"repeats.csv: one line per run (met 1/0/1) and a summary (94, 97.5, 98, 2 of 3): "
+          f"{[(ln['run'], ln['pct'], ln['met']) for ln in per[:3]]}, {dict(list(per[3].items())[11:]) if per else {}}")
+    hist = [ln for ln in lines if ln["experiment"] == "histogram 256"]
+    check(len(hist) == 4 and hist[1]["status"] == "missing" and hist[1]["met"] == "0" and hist[3]["met_runs"] == "2",
+          f"repeats.csv: the missing run's line says missing, not met: {[(ln['run'], ln['status'], ln['met']) for ln in hist]}")
+    # All three met: no bold, nothing named.
+    e = dict(summary[0], per_run={k: (97.0, "PASS", repeats.PER_CALL_LABEL, "cub-sum-float") for k in (1, 2, 3)})
+    check(repeats.verdict(e, 3) == "≥ 95 %: met in 3 of 3 runs", f"met in every run: {repeats.verdict(e, 3)}")
+
+
+def repeat_arguments():
+    """--repeat takes a whole number of runs from 1: anything else, one line and exit 2."""
+    for bad in ("0", "x", "-1", "2.5", ""):
+        p = subprocess.run([sys.executable, REPORT, "--repeat", bad, "--validate-only", "--no-build-check"],
+                           capture_output=True, text=True)
+        err = p.stderr.strip().splitlines()
+        check(p.returncode == 2 and len(err) == 1 and err[0].startswith("report: error:") and "--repeat" in err[0],
+              f"report --repeat '{bad}': exit {p.returncode}, one line naming --repeat: {err}")
+    p = subprocess.run([sys.executable, REPORT, "--repeat", "5", "--validate-only", "--no-build-check"],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"report --repeat 5 is accepted: exit {p.returncode} {p.stderr.strip()}")
+
+
+def repeat_rounds():
+    """The whole report with --repeat 3 over a fake GPU build whose programs are shell scripts: the vendor (CUB)
+    and the lesson program run round after round, the ceilings once at each end; each round's rows are judged
+    against that round's vendor; without --repeat the output has no such section and no repeats.csv."""
+    with tempfile.TemporaryDirectory() as d:
+        build = os.path.join(d, "build")
+        os.makedirs(os.path.join(build, "report"))
+        les = os.path.join(build, "lessons", "11-matching-the-vendor")
+        os.makedirs(les)
+        with open(os.path.join(build, "report", "build-info.json"), "w") as f:
+            json.dump({"device_class": "gpu", "track": "solutions"}, f)
+        with open(os.path.join(build, "course-env.json"), "w") as f:
+            f.write("{}")   # no run environment to give (and no warning that there is none)
+        order = os.path.join(d, "order.txt")
+        cols = ",".join(schema.COLUMNS)
+
+        def program(path, rows_by_round):
+            """A program that logs its name, counts its runs and writes the rows of that round to --csv."""
+            cases = "".join(f"  {k}) printf '%s\\n' {' '.join(repr(x) for x in [cols] + rows)} > \"$csv\" ;;\n"
+                            for k, rows in rows_by_round.items())
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n[ \"$1\" = --describe ] && exit 2\n"
+                        "csv=; while [ $# -gt 0 ]; do [ \"$1\" = --csv ] && csv=$2; shift; done\n"
+                        f"echo {os.path.basename(path)} >> {order}\n"
+                        f"c={path}.count; k=$(( $(cat $c 2>/dev/null || echo 0) + 1 )); echo $k > $c\n"
+                        f"case $k in\n{cases}  *) printf '%s\\n' '{cols}' > \"$csv\" ;;\nesac\n")
+            os.chmod(path, 0o755)
+        ceil = ["0,ceiling,copy,n=4000,1,40,GB/s,,PASS,,ceiling,8000,0,0,,,0,,,0"]
+        program(os.path.join(build, "report", "course_ceilings"), {1: ceil, 2: ceil, 3: ceil, 4: ceil, 5: ceil})
+
+        def cub(v):
+            return [f"0,ceiling,cub-sum-float,n=4000,1,{v * 1.2},GB/s,cub-sum-float,PASS,events,ceiling,4e+06,0,0,,,0,,,0",
+                    f"0,ceiling,cub-sum-float per call,n=4000,1,{v},GB/s,,PASS,host,reference,4e+06,0,0,,,0,,,0"]
+        program(os.path.join(build, "report", "course_cub"), {1: cub(10), 2: cub(10), 3: cub(8), 4: cub(10)})
+
+        def l11(v):
+            return [f"11,sum float,solution,n=4000,1,{v},GB/s,cub-sum-float,PASS,,kernel,4e+06,0,0,,,0,,,0"]
+        program(os.path.join(les, "lesson11"), {1: l11(9.8), 2: l11(9.4), 3: l11(7.8), 4: l11(9.8)})
+        gfile = os.path.join(d, "goals.csv")
+        with open(gfile, "w") as f:
+            f.write(",".join(goals.GOAL_COLUMNS) + "\n11,sum *,,kernel,gpu,,,95,sums\n")
+        out = os.path.join(d, "out")
+        cmd = [sys.executable, REPORT, "--build", build, "--tiny", "--no-plots", "--goals", gfile, "--out", out,
+               "--repeat", "3"]
+        print("$ " + " ".join(cmd), flush=True)
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        print(p.stdout[:1500])
+        ran = open(order).read().split()
+        want = ["course_ceilings"] + ["course_cub", "lesson11"] * 3 + ["course_ceilings"]
+        check(ran == want, f"--repeat 3: the ceilings once at each end, the vendor then the lesson program each "
+                           f"round: {ran}")
+        check(p.returncode == 0, f"--repeat 3 over the fake build: exit {p.returncode} {p.stderr[-300:]}")
+        md = open(os.path.join(out, "report.md")).read() if os.path.exists(os.path.join(out, "report.md")) else ""
+        line = next((ln for ln in md.splitlines() if ln.startswith("| L11 | sum float |") and "of 3 runs" in ln), "")
+        check("| 98.0 % | 94.0 % | 97.5 % | 94.0 % | 97.5 % | 98.0 % | ≥ 95 %: **met in 2 of 3 runs** (not in run 2: "
+              "94.0 %) |" in line, f"report.md: each round against its own CUB, met in 2 of 3: {line}")
+        check("- runs: **3** (`--repeat 3`)" in md, "report.md says under its title that it ran 3 rounds")
+        summary = next((ln for ln in md.splitlines() if ln.startswith("| L11 | sum float |") and "≥ 95 %: met" in ln
+                        and "98.0 %" in ln), "")
+        check(bool(summary), f"the summary above shows run 1 (98 %: met): {summary}")
+        check(os.path.exists(os.path.join(out, "repeats.csv")) and
+              os.path.exists(os.path.join(out, "csv", "lesson11-run3.csv")),
+              "repeats.csv written, and each round's own CSV (csv/lesson11-run3.csv)")
+        for f in glob.glob(os.path.join(d, "**", "*.count"), recursive=True) + [order]:
+            os.remove(f)
+        one = os.path.join(d, "one")
+        p = subprocess.run(cmd[:-4] + ["--out", one], capture_output=True, text=True)
+        md = open(os.path.join(one, "report.md")).read() if os.path.exists(os.path.join(one, "report.md")) else ""
+        check(p.returncode == 0 and open(order).read().split() == ["course_ceilings", "course_cub", "lesson11",
+                                                                   "course_ceilings"]
+              and "Over " not in md and "- runs:" not in md and not os.path.exists(os.path.join(one, "repeats.csv")),
+              f"without --repeat: one round, no section, no repeats.csv (exit {p.returncode})")
+
+
+def repeats_all():
+    repeat_rows()
+    repeat_arguments()
+    repeat_rounds()
+
+
 def main():
     a = argparse.ArgumentParser()
     a.add_argument("--build")
@@ -516,6 +712,7 @@ def main():
     a.add_argument("--descriptions", action="store_true")
     a.add_argument("--vendor-clocks", action="store_true")
     a.add_argument("--goals", action="store_true")
+    a.add_argument("--repeats", action="store_true")
     o = a.parse_args()
     if o.old_rows:
         old_rows()
@@ -525,11 +722,14 @@ def main():
         vendor_clocks()
     elif o.goals:
         goals_table()
+    elif o.repeats:
+        repeats_all()
     elif not o.build:   # no build: the tests that need none
         old_rows()
         descriptions()
         vendor_clocks()
         goals_table()
+        repeats_all()
     elif o.bad_arguments:
         bad_arguments(o.build)
     else:

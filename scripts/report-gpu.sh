@@ -63,12 +63,22 @@
 #                each GPU's CUDA context spin before LLVM's plugin starts;
 #                block: LLVM's own blocking sync, the host asleep until an
 #                interrupt, about 0.1 ms a call; common/src/cuda_wait.cpp)
+#
+#                --repeat N (a report option): the vendor programs and the
+#                lesson programs N times, round after round (vendors, then
+#                lessons), each round judged against its own vendor figures;
+#                report.md gets each goal row's min / median / max % and its
+#                goal "met in k of N runs", naming the runs that missed;
+#                repeats.csv (in report-all.tar.gz) one line per run per row
+#                and a summary line. Lesson 11's goals on five draws:
+#                  scripts/report-gpu.sh run RT.tar.xz BUNDLE --full --no-starters --lessons 11 --repeat 5
 # Report options: --tiny | --full, --lessons 1,3, --out DIR, --timeout S, --no-plots, --no-starters, --resume,
-#   --kernel-time (the course's kernels on the GPU's clock: each lesson program of lessons/kernels.csv once more under ncu).
+#   --repeat N, --kernel-time (the course's kernels on the GPU's clock: each lesson program of lessons/kernels.csv
+#   once more under ncu).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "report-gpu.sh: error: $*" >&2; exit 2; }
-usage() { sed -n '2,67p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,77p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # A bundle given as BUNDLE.tar.xz is unpacked once into $COURSE_BUNDLE_DIR
 # (again only when the tarball changed, so what `test` and `run` leave there
@@ -380,6 +390,8 @@ PYEOF
     done
     case "$wait_mode" in spin|block) ;; *) die "--cuda-wait must be spin or block, got '$wait_mode'" ;; esac
     set -- "${report_args[@]}"
+    # Bad report options (--repeat 0, --lessons 42) fail now, in one line, not after the unpacking and nvcc.
+    python3 "$repo/report/report.py" "$@" --validate-only --no-build-check || exit 2
     [ -f "$pack" ] || die "runtime pack '$pack' not found"
     bundle=$(unpack "$bundle")
     [ -x "$bundle/report/course_ceilings" ] || die "'$bundle' is not a bundle from 'report-gpu.sh pack'"
@@ -450,7 +462,8 @@ PYEOF
       for p in ceilings speedup sweep bars matrix split lines; do
         if [ -f "$outdir/plots/$p.png" ]; then echo "$outdir/plots/$p.png"; fi   # (a failed test would end the script: pipefail)
       done | head -6 | while read -r f; do cp "$f" "$OUT/"; done
-      (cd "$outdir" && tar czf "$OUT/report-all.tar.gz" report.md report.csv csv logs $(ls -d plots 2>/dev/null)) || true
+      (cd "$outdir" && tar czf "$OUT/report-all.tar.gz" report.md report.csv $(ls repeats.csv 2>/dev/null) csv logs \
+        $(ls -d plots 2>/dev/null)) || true
       echo "report-gpu.sh: copied report.md, report-all.tar.gz (CSV, logs, plots) and the plots into \$OUT"
     fi
     exit $rc

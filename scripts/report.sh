@@ -11,6 +11,8 @@
 #   scripts/report.sh --device host|nvptx   where target regions run (default auto: a GPU if found)
 #   scripts/report.sh --no-build            run from what DIR already holds
 #   report options, passed on: --lessons 1,3  --out DIR  --timeout S  --no-plots  --no-starters  --resume
+#   scripts/report.sh --lessons 11 --repeat 5   the vendor and lesson programs 5 times, round after round:
+#                                           each goal's min/median/max % and "met in k of 5 runs" (repeats.csv)
 #
 # Exit status: 0 every variant verified; 1 something FAILED (the report still
 # finishes the rest); 2 bad arguments.
@@ -24,7 +26,7 @@ pass=()
 lessons=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --build) [ $# -ge 2 ] || { echo "report.sh: error: --build needs a folder (see --help)" >&2; exit 2; }
              build=$2; shift ;;
     --build=*) build=${1#*=} ;;

@@ -338,9 +338,10 @@ def lesson_section(n, folder, about, lrows, built):
 
 
 def render(rows, ceilings, info, commit, args, device_line, steps, failures, notes, plots, elapsed, lessons,
-           wanted, abouts, wait_line=""):
+           wanted, abouts, wait_line="", repeats_md=None):
     """report.md: everything above, in order (args: the sizes' mode and the output folder; wait_line: how
-    the host waited for the GPU, said under the title)."""
+    the host waited for the GPU, said under the title; repeats_md: the section of --repeat N, after the
+    summary, None for one run)."""
     device_class = info.get("device_class", "host")
     now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     md = [f"# Course report — {device_class} device\n",
@@ -353,11 +354,17 @@ def render(rows, ceilings, info, commit, args, device_line, steps, failures, not
           f"- sizes: **{args.mode}** (`--tiny` / default teaching sizes / `--full`, each program's own "
           f"`--size {args.mode}`); {len(steps)} steps in {elapsed:.0f} s",
           ""]
+    if repeats_md is not None:
+        md.insert(-1, f"- runs: **{args.repeat}** (`--repeat {args.repeat}`): the vendor and lesson programs ran "
+                      f"{args.repeat} times, round after round; the section \"Over {args.repeat} runs\" judges the "
+                      "goals on every run, the other tables show run 1")
     if failures:
         md.append("**FAILED:** " + "; ".join(failures) + "\n")
     md.append(ceilings_section(rows, ceilings, device_class, info, notes))
     md.append("## Each lesson's kernel against its ceiling\n")
     md.append(summary_table(rows, device_class))
+    if repeats_md is not None:
+        md.append(repeats_md)
     md.append("## The course against the vendor's code\n")
     md.append(vendor_table(rows, ceilings))
     md.append("## The articles' tables, measured here\n")

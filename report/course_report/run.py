@@ -31,6 +31,7 @@ class Step:
     error: str = ""
     about: str = ""
     described: dict | None = None   # the program's --describe, None where it gives none
+    repeat: int = 1     # which round of --repeat N (1..N); 0: run once for every round (course_ceilings)
 
 
 # ---- what a program declares about itself -----------------------------------
@@ -243,6 +244,7 @@ def read_rows(step):
             r["role"] = r["role"] or guess_role(r)
             r["program"] = os.path.basename(step.program)
             r["run"] = step.run
+            r["repeat"] = step.repeat
             rows.append(r)
     return rows
 
