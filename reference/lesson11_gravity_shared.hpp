@@ -27,8 +27,10 @@ inline constexpr float delta_time = 1e-3f;
 /// Flops per interaction, the CUDA samples' count (as lesson 7).
 inline constexpr double flops_per_interaction = 20;
 
+#pragma omp begin declare target
 /// Bodies j per team-local tile, and threads per team on a GPU.
 inline constexpr int tile_bodies = gpu_team_threads;
+#pragma omp end declare target
 
 /// One body j as the tile holds it: position and mass together, 16 bytes,
 /// read by one 16-byte load from team-local memory (`ld.shared.v4.f32`).

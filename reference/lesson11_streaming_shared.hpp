@@ -25,7 +25,9 @@ struct Launch {
 };
 
 /// Threads per team on a GPU: 8 warps.
+#pragma omp begin declare target
 inline constexpr int gpu_team_threads = 256;
+#pragma omp end declare target
 
 /// The launch for @p n elements with at most @p teams_per_sm teams per
 /// multiprocessor (the sum and the histogram use 8: on an H100 the float and
@@ -63,6 +65,11 @@ struct alignas(16) Vec16 {
 /// Four floats: the histogram's unit (and the sum's, for floats).
 using Quad = Vec16<float>;
 
+// Declared target: device code may use them as values or by address (a
+// constant used by address in device code and not declared target is a
+// -Wopenmp-target error under -Werror, clang 19).
+#pragma omp begin declare target
+
 /// Bins of the histogram.
 inline constexpr int hist_bins = 256;
 
@@ -71,6 +78,8 @@ inline int bin_of(float x) {
   const int b = static_cast<int>(x * static_cast<float>(hist_bins));
   return b < 0 ? 0 : (b >= hist_bins ? hist_bins - 1 : b);
 }
+
+#pragma omp end declare target
 
 // ---- the team kernels around steps 11.1 and 11.2 (given) ----------------
 //

@@ -278,8 +278,14 @@ struct TempDir {
 
 // The headers live in lessons/ only; the graded file may be a step's mutant
 // in the build folder, so they are found from this test's own path.
-fs::path lesson_headers() { return fs::path(__FILE__).parent_path().parent_path() / "lessons" / "11-matching-the-vendor"; }
-fs::path common_headers() { return fs::path(__FILE__).parent_path().parent_path() / "common" / "include"; }
+// (__FILE__ is relative to the build folder where the compile was given a
+// relative path: ccache's base_dir does that.)
+fs::path repository() {
+  const fs::path f(__FILE__);
+  return (f.is_relative() ? fs::path(COURSE_ENV_SCRIPT).parent_path() / f : f).parent_path().parent_path();
+}
+fs::path lesson_headers() { return repository() / "lessons" / "11-matching-the-vendor"; }
+fs::path common_headers() { return repository() / "common" / "include"; }
 
 std::string read_text(const fs::path &p) {
   std::ifstream in(p);
@@ -1303,7 +1309,7 @@ TEST_CASE("SGEMM at n = 1 5 67 130 and 300", "[lesson11][correctness]") {
 
 TEST_CASE("SGEMM with A and B off a 16-byte boundary", "[lesson11][correctness]") {
   const GemmSet g(132, 7);
-  COURSE_CHECK(check_gemm(g, 1, "SGEMM, n=132, A and B one float past a 16-byte boundary"));
+  COURSE_CHECK(check_gemm(g, 1, "SGEMM, n=132, A and B one float past a 16-byte boundary on the host (the device copies as the runtime places them)"));
   COURSE_CHECK(check_gemm(g, 1, "SGEMM, n=132, A and B one float past a 16-byte boundary on the device", true));
 }
 
@@ -1388,4 +1394,36 @@ TEST_CASE("SGEMM register tile gets more multiply-adds per load than lesson 5's 
                         << ") from " << loads
                         << " 16-byte loads of As and Bs. A thread that owns more rows of C uses each Vec4 of Bs "
                            "for more of them (README, Steps: 11.4).");
+}
+
+TEST_CASE("the given constants compile in device code (declare target)", "[lesson11][correctness]") {
+  // Each constant of the lesson's headers that your device code may use,
+  // used by address (an odr-use) in a declare-target function, compiled with
+  // -Werror for this machine's host-offload device and for an NVIDIA GPU: a
+  // constant not declared target is a -Wopenmp-target error (clang 19).
+  course_test::Recompile r;
+  const std::string cxx = course_test::recompiler({lesson_headers()}, r);
+  if (cxx.empty()) {
+    recompiled(r, "the given constants");
+    return;
+  }
+  TempDir tmp;
+  REQUIRE(!tmp.path.empty());
+  std::ofstream(fs::path(tmp.path) / "uses.cpp")
+      << "#include \"streaming.hpp\"\n#include \"gravity.hpp\"\n#include \"gemm.hpp\"\n"
+         "namespace lesson11 {\n#pragma omp begin declare target\n"
+         "const void *l11_uses[] = {&hist_bins, &gpu_team_threads, &softening_squared, &delta_time, &tile_bodies};\n"
+         "int l11_use(float x) { return bin_of(x) + *static_cast<const int *>(l11_uses[0]); }\n"
+         "#pragma omp end declare target\n}\n";
+  for (const std::string &flags : {std::string(course_test::host_device_flags()),
+                                  std::string(course_test::nvptx_device_flags()) + " --offload-device-only -nogpulib"}) {
+    if (flags.empty()) continue;
+    course_test::Recompile c;
+    c.cmd = cxx + " -std=c++20 -fopenmp -Werror -Wall -c " + flags + " -I'" + lesson_headers().string() + "' -I'" +
+            common_headers().string() + "' '" + tmp.path + "/uses.cpp' -o '" + tmp.path + "/uses.o' 2>&1";
+    course_test::run_recompile(c);
+    if (c.skipped) continue;
+    INFO("compiler: " << c.cmd);
+    if (!c.ok) FAIL_CHECK("a given constant cannot be used in device code (not declared target): " << c.why);
+  }
 }
