@@ -34,6 +34,15 @@
 // are short and the kernel waits mostly on memory, so grouping gains 1.1-1.2x
 // on an H100 (docs/results/h100-2026-11-28.md: 1.0x with 13.2 undone); 1.05x
 // asks for less than half of that gain.
+// Under the race check (ThreadSanitizer + Archer) the child run below starts
+// libomp's hidden helper threads, which libomp never joins: clang 19's TSan
+// calls that a "thread leak" at exit. Not a data race, so not reported.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+extern "C" const char *__tsan_default_options() { return "report_thread_leaks=0"; }
+#endif
+#endif
+
 namespace thresholds {
 constexpr course::Threshold kGrouped{"lesson13.grouped", 1.0, 1.05, course::Scaling::fixed, 0};
 }  // namespace thresholds
@@ -454,6 +463,9 @@ TEST_CASE("the library starts after the kernel: the interop object waits for it 
   // LLVM 19 aborts a host-device `nowait` kernel now and then with hidden
   // helper threads on ("kmp_tasking.cpp(4368): task_team != __null", lesson 9's
   // README): the runtime's fault, not the student's, so that abort alone is run again.
+  // run_self appends these after ctest's LIBOMP_USE_HIDDEN_HELPER_TASK=0;
+  // libomp reads the environment in order and the last one wins (measured:
+  // mistakes 13.n and 13.o are caught 20 runs of 20 under ctest).
   for (int attempt = 0; attempt < 3; ++attempt) {
     r = course_test::run_self(name, {"LIBOMP_USE_HIDDEN_HELPER_TASK=1", "COURSE_LESSON13_CHILD=1"});
     if (!r.started || r.output.find("kmp_tasking.cpp") == std::string::npos) break;
@@ -462,9 +474,13 @@ TEST_CASE("the library starts after the kernel: the interop object waits for it 
   }
   if (!r.started) FAIL("could not run the child process: " + r.output);
   if (r.exit_code != 0) {
-    // The child's message, its lines joined again (Catch wrapped them).
     const auto at = r.output.find("the library scaled y");
-    const std::string message = r.output.substr(at == std::string::npos ? 0 : at, 1200);
+    if (at == std::string::npos)  // not a wrong y: a crash or a sanitizer's report, shown as it came
+      FAIL("the child process with hidden helper threads on (LIBOMP_USE_HIDDEN_HELPER_TASK=1) failed, exit "
+           << r.exit_code << ", without a wrong y:\n"
+           << r.output.substr(r.output.size() > 2000 ? r.output.size() - 2000 : 0));
+    // The child's message, its lines joined again (Catch wrapped them).
+    const std::string message = r.output.substr(at, 1200);
     const std::string joined = std::regex_replace(message.substr(0, message.find("\n====")), std::regex(R"(\s+)"), " ");
     FAIL("with hidden helper threads on (LIBOMP_USE_HIDDEN_HELPER_TASK=1, in a child process), where the `nowait` "
          "kernel runs alongside the hand-off, " << joined);
