@@ -203,14 +203,14 @@ void check_add_exp_copies(const trace::Traffic &t, int n, const AddExpInputs &in
     const std::string name = v == &in.first ? "first" : "second";
     COURSE_CHECK(expect(t.to_device(v->data(), bytes) == bytes,
                         "add_exp: " + name +
-                            fmt(": %.0f of %.0f bytes were copied to the device; map it with map(to: ...[0:n]) "
+                            fmt(": %.0f of %.0f bytes were copied to the device; which map type sends an input over, and which section covers its n elements? "
                                 "(reading host memory through an unmapped pointer slips through on the host device, not "
                                 "on a GPU)",
                                 (double)t.to_device(v->data(), bytes), (double)bytes)));
     COURSE_CHECK(expect(t.from_device(v->data(), bytes) == 0,
                         "add_exp: " + name +
                             fmt(" was copied back from the device (%.0f bytes) although the kernel never writes it: "
-                                "map(to:), not tofrom",
+                                "which map type copies in and never back?",
                                 (double)t.from_device(v->data(), bytes))));
   }
 }
@@ -221,8 +221,8 @@ void check_matmul_copies(const trace::Traffic &t, int n, const std::vector<float
   const std::size_t bytes = (std::size_t)n * n * sizeof(float);
   COURSE_CHECK(expect(t.kernels >= 1, "matmul launched no kernel on the device: the loops ran on the host"));
   COURSE_CHECK(expect(t.to_device(A.data(), bytes) == bytes && t.to_device(B.data(), bytes) == bytes,
-                      fmt("matmul n=%.0f: %.0f and %.0f of %.0f bytes of A and B were copied to the device: map(to: "
-                          "A[0:n*n], B[0:n*n])",
+                      fmt("matmul n=%.0f: %.0f and %.0f of %.0f bytes of A and B were copied to the device: does each map "
+                          "name the whole n*n section of its matrix?",
                           n, (double)t.to_device(A.data(), bytes), (double)t.to_device(B.data(), bytes),
                           (double)bytes)));
   COURSE_CHECK(expect(t.from_device(C.data(), bytes) == bytes,
@@ -231,7 +231,8 @@ void check_matmul_copies(const trace::Traffic &t, int n, const std::vector<float
                           n, (double)t.from_device(C.data(), bytes), (double)bytes)));
   COURSE_CHECK(expect(t.to_device(C.data(), bytes) == 0 && t.from_device(A.data(), bytes) == 0 &&
                           t.from_device(B.data(), bytes) == 0,
-                      "matmul copies more than it needs: C is only written (map(from:)), A and B only read (map(to:))"));
+                      "matmul copies more than it needs: which matrices does the kernel only read, which does it only write, "
+                      "and does each map type say so?"));
 }
 
 
