@@ -288,6 +288,13 @@ PYEOF
       [ -f "$manifest" ] || die "$(dirname "$prog") has no mistakes.cmake: pack again"
       test=$(val "$manifest" "$id" TEST); words=$(val "$manifest" "$id" WORDS)
       title=$(val "$manifest" "$id" TITLE); elsewhere=$(val "$manifest" "$id" ELSEWHERE)
+      # A race entry (race = true) is graded by the lesson's ThreadSanitizer +
+      # Archer check on the host device; on a GPU it is run as it is, and
+      # counts as caught only when its test fails there.
+      race=$(sed -n "s/^set(COURSE_MISTAKE_${id}_RACE \(ON\|OFF\))\$/\1/p" "$manifest")
+      if [ "$race" = ON ] && [[ "$elsewhere" != gpu:* ]]; then
+        elsewhere="gpu: race: a data race, graded by the lesson's ThreadSanitizer + Archer check on the host device (ctest -L lesson$((10#$nn))); a GPU run shows it only when the interleaving does"
+      fi
       what="mistake $((10#$nn)).$id ($title)"
       n=$((n + 1)); t0=$SECONDS; rc=0
       out=$(timeout "${COURSE_STEP_TIMEOUT:-240}" "$repo/scripts/gpu-node.sh" "$pack" "$prog" "$test" --order decl --abort 2>&1) || rc=$?
