@@ -371,7 +371,27 @@ TEST_CASE("the stage is team-local memory sized at launch: ompx_dyn_cgroup_mem a
 
 // ---- 13.4: interop -----------------------------------------------------------
 
-TEST_CASE("the hand-off makes an interop object for the interop device and destroys it", "[lesson13][correctness]") {
+// Whether this runtime makes an interop object on the interop device at all,
+// asked by the test's own code: LLVM 22.1's makes none on the host device
+// (omp_interop_none on the initial device and on the host-offload device,
+// checked in a Debian 12 root, 2026-12-04), which the spec allows.
+static bool runtime_makes_interop(int dev) {
+  omp_interop_t obj = omp_interop_none;
+#pragma omp interop init(targetsync : obj) device(dev)
+  const bool made = obj != omp_interop_none;
+  if (made) {
+#pragma omp interop destroy(obj)
+  }
+  return made;
+}
+
+TEST_CASE("the hand-off makes an interop object for the interop device and destroys it",
+          "[lesson13][correctness][may-skip]") {
+  if (!course::device_info().is_gpu() && !runtime_makes_interop(l13::interop_device()))
+    COURSE_SKIP_HERE("clang " __clang_version__ "'s OpenMP runtime makes no interop object on the host device "
+                     "(omp_interop_none, which the spec allows): here step 13.4 is graded by 'the hand-off is an "
+                     "interop object: interop init with targetsync and interop destroy' and by the library's order; "
+                     "on a GPU, and with LLVM 19 and 21 on the host, by this test");
   for (int n : {1, 97, 100003}) {
     std::vector<float> y(static_cast<std::size_t>(n), 2.f);
     const int before = l13::lib::calls();
