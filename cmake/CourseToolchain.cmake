@@ -234,12 +234,13 @@ elseif(_device STREQUAL "nvptx")
     # the link compiles LLVM's device runtime (libompdevice.a) on its own,
     # and that keeps its weak `__llvm_rpc_client`. An image holding that
     # symbol makes the CUDA plugin start its RPC server (host services such
-    # as device malloc and printf), which costs every later kernel time after
-    # it ends: lesson 11's calls with LLVM 21 were 57-86 us longer than with
-    # LLVM 19 around the same kernels (H200, 2026-11-29). -foffload-lto links
-    # the device code of the whole program and the runtime as one: no
-    # unused symbol survives (checked with LLVM 21.1.8: lesson 11's programs
-    # hold no __llvm_rpc_client with it, and did without).
+    # as device malloc and printf), and every call waits longer: lesson 11's
+    # calls with LLVM 21 were 57-86 us longer than with LLVM 19 around the
+    # same kernels. -foffload-lto links the device code of the whole program
+    # and the runtime as one, and no unused symbol survives: with LLVM 21.1.8
+    # lesson 11's programs hold no __llvm_rpc_client, and the same program's
+    # calls went from 0.31 to 0.25 ms (sum of floats at 2^28, H200,
+    # docs/results/h200-2026-12-04.md).
     list(APPEND _dev_flags -foffload-lto)
   endif()
 else()

@@ -30,10 +30,10 @@
 // course/grading.hpp). lesson 13 advance: grouped vs interleaved kinds, the
 // same kernel. On the host device a thread runs one particle at a time and no
 // lanes wait on each other: the step changes nothing there, so the test is
-// skipped on the host (the grouping check grades 13.2). GPU: the three rules
-// are short and the kernel waits mostly on memory, so grouping gains 1.1-1.2x
-// on an H100 (docs/results/h100-2026-11-28.md: 1.0x with 13.2 undone); 1.05x
-// asks for less than half of that gain.
+// skipped on the host (the grouping check grades 13.2). GPU: timed with the
+// particles on the device (no copies in the call), grouping gains 2.90-3.00x
+// on an H200 (20 runs, docs/results/h200-2026-12-04.md); 1.4x asks for less
+// than half of that. (Whole calls with their copies gained 1.1-1.2x.)
 // Under the race check (ThreadSanitizer + Archer) the child run below starts
 // libomp's hidden helper threads, which libomp never joins: clang 19's TSan
 // calls that a "thread leak" at exit. Not a data race, so not reported.
@@ -44,7 +44,7 @@ extern "C" const char *__tsan_default_options() { return "report_thread_leaks=0"
 #endif
 
 namespace thresholds {
-constexpr course::Threshold kGrouped{"lesson13.grouped", 1.0, 1.05, course::Scaling::fixed, 0};
+constexpr course::Threshold kGrouped{"lesson13.grouped", 1.0, 1.4, course::Scaling::fixed, 0};
 }  // namespace thresholds
 
 namespace l13 = lesson13;
