@@ -37,7 +37,8 @@ function(_course_other_libomp out major)
   set(_found "")
   find_program(_dpkg_query dpkg-query)
   if(_dpkg_query)
-    execute_process(COMMAND "${_dpkg_query}" -W -f=\${Package} \${Status}\\n "libomp-*-dev"
+    # One argument: "-f=${Package} ${Status}\n" (dpkg-query expands the fields).
+    execute_process(COMMAND "${_dpkg_query}" -W "-f=\${Package} \${Status}\\n" "libomp-*-dev"
                     OUTPUT_VARIABLE _pkgs ERROR_QUIET)
     string(REGEX MATCHALL "libomp-[0-9]+-dev install ok installed" _inst "${_pkgs}")
     foreach(_p IN LISTS _inst)
