@@ -186,7 +186,10 @@ cases = re.findall(r'TEST_CASE\(\s*("[^"]*")\s*,\s*("[^"]*")', src)
 open(sys.argv[1], "w").write('#include "course_test.hpp"\n' + "".join(
     f"TEST_CASE({n}, {t}) {{ SUCCEED(); }}\n" for n, t in cases))
 PY
-sed -i 's/ EXPLICIT_SIMD)/)/' "$co/cheater/lessons/01-cpu-baseline/CMakeLists.txt"
+sed -i 's/ EXPLICIT_SIMD\([ )]\)/\1/' "$co/cheater/lessons/01-cpu-baseline/CMakeLists.txt"
+# The cheat must have happened, or the grader's silence about it proves nothing.
+grep "course_add_lesson" "$co/cheater/lessons/01-cpu-baseline/CMakeLists.txt" | grep -q "EXPLICIT_SIMD" \
+  && fail "the cheater's edit of lessons/01-cpu-baseline/CMakeLists.txt did not apply (its course_add_lesson line changed?)"
 echo 'static_assert(true, "a given line the cheater added");' >>"$co/cheater/lessons/01-cpu-baseline/matmul.cpp"
 cat >"$work/class-list.txt" <<EOF
 # The Slurm test's class: a name, a tab, the checkout (relative to this file).
