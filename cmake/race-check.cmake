@@ -8,8 +8,8 @@
 #   DATA RACE     ThreadSanitizer reported one: fail, with both accesses' lines
 #   NOT A RACE    the program failed (a wrong answer, a crash, a hang) and
 #                 ThreadSanitizer reported nothing: fail, and point at the
-#                 lesson's own test that says what is wrong (issue 53 item 17:
-#                 a race test failing for a wrong answer must not look like a race)
+#                 lesson's own test that says what is wrong (a race test
+#                 failing for a wrong answer must not look like a race)
 #   no data race  pass
 if(NOT DEFINED TIMEOUT)
   set(TIMEOUT 1500)
