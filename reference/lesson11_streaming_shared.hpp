@@ -89,7 +89,8 @@ inline int bin_of(float x) {
 // (neighbouring threads, neighbouring addresses: a warp's loads coalesce).
 // The sum leaves each team's partial in pinned host memory for the host to
 // add up; the histogram counts into 256 team-local bins and merges them
-// into hist once per team (lesson 6's two steps, unchanged). Each is a
+// into the device's totals once per team (lesson 6's two steps), and the
+// last team to finish hands the totals to the host. Each is a
 // template over the per-thread function: streaming.inc instantiates them
 // with your thread_sum and thread_count, the reference library
 // (reference/lesson11_plain_streaming.cpp) with the starter's loops, the speed tests'
@@ -190,33 +191,129 @@ T team_sum(const T *x, std::size_t n, Launch launch) {
   return total;
 }
 
+// The histogram's state between calls, made once per device: on the device,
+// hist_bins running totals and a ticket counter after them, all zero between
+// calls (zeroed once here; each call's last team zeroes them again); in
+// pinned host memory (as host_partials), the counts the last team hands the
+// host. Made again if the default device changes (the old block, all zeros,
+// is freed). Bad states throw std::bad_alloc, as host_partials does.
+struct HistState {
+  int *acc = nullptr;  // device: acc[0:hist_bins] the totals, acc[hist_bins] the ticket counter
+  int *out = nullptr;  // pinned host memory: the counts of the last call
+  int device = -1;     // the device acc lives on
+};
+
+inline HistState &hist_state() {
+  static HistState s;
+  const int dev = omp_get_default_device();
+  if (s.out == nullptr) {
+    s.out = static_cast<int *>(omp_alloc(sizeof(int) * hist_bins, llvm_omp_target_host_mem_alloc));
+    if (s.out == nullptr) throw std::bad_alloc();
+  }
+  if (s.acc == nullptr || s.device != dev) {
+    if (s.acc != nullptr) omp_target_free(s.acc, s.device);
+    s.acc = nullptr;
+    const std::size_t bytes = sizeof(int) * (hist_bins + 1);
+    int *acc = static_cast<int *>(omp_target_alloc(bytes, dev));
+    if (acc == nullptr) throw std::bad_alloc();
+    static const int zeros[hist_bins + 1] = {};
+    if (omp_target_memcpy(acc, zeros, bytes, 0, 0, dev, omp_get_initial_device()) != 0) {
+      omp_target_free(acc, dev);
+      throw std::bad_alloc();
+    }
+    s.acc = acc;
+    s.device = dev;
+  }
+  return s;
+}
+
+// One kernel launch and one wait per call, as a sum's (and a CUB call's):
+// no kernel that zeroes hist, no copy of hist after the kernel. Each team
+// counts into its 256 team-local bins (lesson 6) and adds them into the
+// device's running totals acc; then it takes a ticket. The team that takes
+// the last ticket (omp_get_num_teams() - 1: every team the runtime really
+// started has added its bins by then) copies the totals out and zeroes acc
+// and the counter for the next call. The host copies the 256 counts into
+// hist, or, where the caller already holds hist on the device, the last
+// team writes that copy, as map(from) inside the caller's region would.
 template <ShareCount count>
 void team_histogram(const float *x, std::size_t n, int *hist, Launch launch) {
   if (launch.teams <= 0 || launch.threads <= 0) launch = default_launch(n, 8);
-#pragma omp target data map(to : x[0:n]) map(from : hist[0:hist_bins])
+  const HistState &st = hist_state();
+  int *const acc = st.acc;
+  int *const present = static_cast<int *>(omp_get_mapped_ptr(hist, st.device));  // null where not mapped
+  int *const dst = present != nullptr ? present : st.out;
+#pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads) map(to : x[0:n]) is_device_ptr(acc, dst) device(st.device)
   {
-#pragma omp target teams distribute parallel for
-    for (int b = 0; b < hist_bins; ++b) hist[b] = 0;
-#pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads)
-    {
-      int local[hist_bins];  // one per team (OpenMP); LLVM puts it in a GPU's team-local memory
+    int local[hist_bins];  // one per team (OpenMP); LLVM puts it in a GPU's team-local memory
+    int last = 0;          // this team took the last ticket (shared by the team's threads)
 #pragma omp parallel
-      {
-        const unsigned tid = static_cast<unsigned>(omp_get_thread_num());
-        const unsigned nth = static_cast<unsigned>(omp_get_num_threads());
-        for (unsigned b = tid; b < hist_bins; b += nth) local[b] = 0;
+    {
+      const unsigned tid = static_cast<unsigned>(omp_get_thread_num());
+      const unsigned nth = static_cast<unsigned>(omp_get_num_threads());
+      for (unsigned b = tid; b < hist_bins; b += nth) local[b] = 0;
 #pragma omp barrier
-        const Block blk = team_block(n);
-        count(x + blk.lo, blk.len, tid, nth, local);
+      const Block blk = team_block(n);
+      count(x + blk.lo, blk.len, tid, nth, local);
 #pragma omp barrier
-        for (unsigned b = tid; b < hist_bins; b += nth)
-          if (local[b] != 0) {
+      // relaxed: atomic so that no add is lost; the ticket orders them
+      for (unsigned b = tid; b < hist_bins; b += nth)
+        if (local[b] != 0) {
 #pragma omp atomic update
-            hist[b] += local[b];
-          }
+          acc[b] += local[b];
+        }
+      // The ticket orders the call (OpenMP's memory model): the barrier (a
+      // flush) puts every thread's adds before thread 0's ticket; acq_rel
+      // makes the ticket a release (the team's adds go before it) and an
+      // acquire (the team that takes the last ticket sees what every earlier
+      // ticket released: the tickets form one chain of read-modify-writes,
+      // each of which reads the one before). The flushes around it say the
+      // same again for a GPU: clang 19 compiles the acq_rel capture to a
+      // relaxed atom.add for NVIDIA GPUs (the ordering is dropped), and a
+      // flush to a fence (membar.gl).
+#pragma omp barrier
+      if (tid == 0) {
+        int ticket;
+#pragma omp flush release
+#pragma omp atomic capture acq_rel
+        {
+          ticket = acc[hist_bins];
+          acc[hist_bins] += 1;
+        }
+#pragma omp flush acquire
+        last = ticket == omp_get_num_teams() - 1;
+      }
+      // The barrier hands thread 0's acquire to the team's other threads.
+#pragma omp barrier
+      if (last) {
+        // Every team has added and no team touches acc again in this call,
+        // so relaxed reads and writes suffice (atomic, as the sum's
+        // partials: on the host device a race checker sees no other order).
+        // The next call runs after this kernel has ended: its teams find
+        // acc and the counter zero.
+        for (unsigned b = tid; b < hist_bins; b += nth) {
+          int v;
+#pragma omp atomic read
+          v = acc[b];
+#pragma omp atomic write
+          dst[b] = v;
+#pragma omp atomic write
+          acc[b] = 0;
+        }
+        if (tid == 0) {
+#pragma omp atomic write
+          acc[hist_bins] = 0;
+        }
       }
     }
   }
+  if (present == nullptr)
+    for (int b = 0; b < hist_bins; ++b) {
+      int v;
+#pragma omp atomic read
+      v = st.out[b];
+      hist[b] = v;
+    }
 }
 
 }  // namespace
