@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 
 namespace lesson11 {
 
@@ -33,7 +34,10 @@ struct GemmShape {
   static constexpr int THREADS = TY * TX;                ///< 256
   static constexpr int BM = RM * TY;                     ///< rows of the team's C tile
   static constexpr int BN = RN * TX;                     ///< columns of the team's C tile
-  static constexpr int BK = 16;                          ///< depth of the A and B tiles
+  /// Depth of the A and B tiles: 8, so that two of each (the kernel's double
+  /// buffer, 2 x 12.4 KB for the 16-row tile) fit the 48 KB of team-local
+  /// memory a kernel may declare; at 16 deep two would need 49.7 KB.
+  static constexpr int BK = 8;
   /// A tile, transposed (As[k][row], four rows per Vec4); each k-row padded by
   /// one Vec4 so the transposing stores of neighbouring threads miss each
   /// other's memory banks.
@@ -51,11 +55,12 @@ struct GemmShape {
 
 // ---- the team kernel around step 11.4 (given) ----------------------------
 //
-// Lesson 5's final kernel for any register tile RM x 8. Each team of 256
-// threads computes one (16 RM) x 128 tile of C at a time; per k-tile its
-// threads copy their share of the A and B tiles from registers into
-// team-local memory, start loading the next tiles into registers, wait, and
-// multiply the current ones (multiply_tile), then wait again. Global loads
+// Lesson 5's final kernel for any register tile RM x 8, with its team-local
+// tiles doubled. Each team of 256 threads computes one (16 RM) x 128 tile of
+// C at a time; per k-tile its threads start loading their share of the next
+// A and B tiles into registers, multiply the current pair (multiply_tile),
+// store the next tiles into the other pair of team-local tiles, and wait
+// once (lesson 11's README, Concepts 8). Global loads
 // are 16 bytes (four neighbouring floats of a row) where n % 4 == 0 and the
 // device addresses of A and B are multiples of 16; otherwise one float at a
 // time. Where the runtime grants a team fewer than 256 threads (the host
@@ -97,79 +102,119 @@ inline Vec4 load4(const float *M, int n, int row, int col) {
 // This thread's share of the A and B tiles at depth k0: Vec4 number
 // tid + q * THREADS of each tile, row by row (neighbouring threads,
 // neighbouring addresses).
+// (With RM = 4 or 12 a tile's Vec4 do not split evenly over the 256 threads:
+// the last round is only partly taken, `e < NA4`; a test the compiler drops
+// where the split is even.)
 template <int RM, bool Vec>
 struct Share {
   using S = GemmShape<RM>;
-  static constexpr int A4 = S::BM * S::BK / 4 / S::THREADS, B4 = S::BK * S::BN / 4 / S::THREADS;
+  static constexpr int NA4 = S::BM * S::BK / 4, NB4 = S::BK * S::BN / 4;  // Vec4 per tile
+  static constexpr int A4 = (NA4 + S::THREADS - 1) / S::THREADS, B4 = (NB4 + S::THREADS - 1) / S::THREADS;
   Vec4 a[A4], b[B4];
   void fetch(int n, const float *A, const float *B, int i0, int j0, int k0, int tid) {
 #pragma omp unroll full
     for (int q = 0; q < A4; ++q) {
       const int e = tid + q * S::THREADS, r = e / (S::BK / 4), c = e % (S::BK / 4) * 4;
-      a[q] = load4<Vec>(A, n, i0 + r, k0 + c);
+      if (NA4 % S::THREADS == 0 || e < NA4) a[q] = load4<Vec>(A, n, i0 + r, k0 + c);
     }
 #pragma omp unroll full
     for (int q = 0; q < B4; ++q) {
       const int e = tid + q * S::THREADS, r = e / (S::BN / 4), c = e % (S::BN / 4) * 4;
-      b[q] = load4<Vec>(B, n, k0 + r, j0 + c);
+      if (NB4 % S::THREADS == 0 || e < NB4) b[q] = load4<Vec>(B, n, k0 + r, j0 + c);
     }
   }
   void store(typename S::TileA &As, typename S::TileB &Bs, int tid) const {
 #pragma omp unroll full
     for (int q = 0; q < A4; ++q) {  // A transposed: four k-rows, one float each
       const int e = tid + q * S::THREADS, r = e / (S::BK / 4), c = e % (S::BK / 4) * 4;
-      for (int l = 0; l < 4; ++l) As[c + l][r / 4].v[r % 4] = a[q].v[l];
+      if (NA4 % S::THREADS == 0 || e < NA4)
+        for (int l = 0; l < 4; ++l) As[c + l][r / 4].v[r % 4] = a[q].v[l];
     }
 #pragma omp unroll full
     for (int q = 0; q < B4; ++q) {
       const int e = tid + q * S::THREADS;
-      Bs[e / (S::BN / 4)][e % (S::BN / 4)] = b[q];
+      if (NB4 % S::THREADS == 0 || e < NB4) Bs[e / (S::BN / 4)][e % (S::BN / 4)] = b[q];
     }
   }
 };
 
+// A pinned host int at one address for host and GPU (LLVM's
+// llvm_omp_target_host_mem_alloc, lesson 9.4), the same one on every call:
+// the kernel reports there how many threads its teams got, with no copy
+// before or after the kernel (a map(tofrom) of a 4-byte int cost tens of
+// microseconds a call on an H200: docs/results/h200-2026-12-04-goals.md).
+// Never freed, like the sums' partials (lesson11_streaming_shared.hpp).
+inline int *granted_flag() {
+  static int *flag = [] {
+    int *f = static_cast<int *>(omp_alloc(sizeof(int), llvm_omp_target_host_mem_alloc));
+    if (f == nullptr) throw std::bad_alloc();
+    return f;
+  }();
+  return flag;
+}
+
 // SNIPPET(gemm-team)
 // The kernel for teams of exactly 256 threads (GPUs): one register tile per
-// thread, its sums in registers for the whole k loop. Returns false, having
-// computed nothing, when the runtime granted another number of threads.
+// thread, its sums in registers for the whole k loop, and two of each
+// team-local tile. While the team multiplies one pair, every thread has its
+// share of the next k-tile in flight from global memory and stores it into
+// the other pair afterwards: one barrier per k-tile, where one pair needs
+// two (stored, wait, multiplied, wait). Returns false, having computed
+// nothing, when the runtime granted another number of threads.
 template <int RM, Multiply<RM> multiply, bool Vec>
 bool gemm_exact(int n, const float *A, const float *B, float *C) {
   using S = GemmShape<RM>;
   const int per_row = (n + S::BN - 1) / S::BN, tiles = ((n + S::BM - 1) / S::BM) * per_row;
   const std::size_t nn = static_cast<std::size_t>(n) * n;
-  int granted = S::THREADS;
+  int *granted = granted_flag();
+#pragma omp atomic write
+  *granted = S::THREADS;
 #pragma omp target teams num_teams(tiles) thread_limit(S::THREADS) map(to : A[0:nn], B[0:nn]) map(from : C[0:nn]) \
-    map(tofrom : granted)
+    is_device_ptr(granted)
   {
-    typename S::TileA As;  // team-local
-    typename S::TileB Bs;
+    typename S::TileA As0, As1;  // team-local: two pairs of tiles
+    typename S::TileB Bs0, Bs1;
 #if defined(__NVPTX__)
-#pragma omp allocate(As, Bs) allocator(omp_pteam_mem_alloc)
+#pragma omp allocate(As0, As1, Bs0, Bs1) allocator(omp_pteam_mem_alloc)
 #endif
-#pragma omp parallel num_threads(S::THREADS)
+    // firstprivate: each thread its own copy of the team's scalars. Shared,
+    // LLVM 21 keeps them in team-local memory and loads n again after every
+    // barrier (docs/results/llvm21-sass-2026-12-04.md).
+#pragma omp parallel num_threads(S::THREADS) firstprivate(n, tiles, per_row)
     {
       const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
       if (nth != S::THREADS) {
         if (tid == 0) {
 #pragma omp atomic write
-          granted = nth;
+          *granted = nth;
         }
       } else {
+        // Said so that LLVM 21's whole-program build keeps LLVM 19's unsigned
+        // index arithmetic (fewer registers live in the loop).
+        __builtin_assume(tid >= 0 && tid < S::THREADS);
         const int ty = tid / S::TX, tx = tid % S::TX;
         for (int t = omp_get_team_num(); t < tiles; t += omp_get_num_teams()) {
           const int i0 = (t / per_row) * S::BM, j0 = (t % per_row) * S::BN;
           float acc[RM][S::RN] = {};
           Share<RM, Vec> next;
           next.fetch(n, A, B, i0, j0, 0, tid);
-          for (int k0 = 0; k0 < n; k0 += S::BK) {
-            next.store(As, Bs, tid);
-            // The next tiles' loads go out before the barrier, which no load
-            // crosses: placed after it, ptxas may sink them below the
-            // multiply-adds, and the stores above then wait on them (README,
-            // Concepts 8). Past the last tile load4 reads nothing, gives zeros.
-            next.fetch(n, A, B, i0, j0, k0 + S::BK, tid);
+          next.store(As0, Bs0, tid);
 #pragma omp barrier
-            multiply(acc, As, Bs, ty, tx);
+          // Two k-tiles a trip, one in each pair, so that which pair is which
+          // is known when the code is compiled (an index computed at run time
+          // costs address arithmetic in the multiply-adds). The loads go out
+          // before the multiply-adds and are stored after them: ptxas keeps
+          // no load below a barrier, and the stores wait on the loads. Past
+          // the last k-tile load4 reads nothing and gives zeros, which add
+          // nothing.
+          for (int k0 = 0; k0 < n; k0 += 2 * S::BK) {
+            next.fetch(n, A, B, i0, j0, k0 + S::BK, tid);
+            multiply(acc, As0, Bs0, ty, tx);
+            next.store(As1, Bs1, tid);  // the pair nobody reads since the last barrier
+#pragma omp barrier
+            next.fetch(n, A, B, i0, j0, k0 + 2 * S::BK, tid);
+            multiply(acc, As1, Bs1, ty, tx);
+            next.store(As0, Bs0, tid);
 #pragma omp barrier
           }
 #pragma omp unroll full
@@ -183,7 +228,10 @@ bool gemm_exact(int n, const float *A, const float *B, float *C) {
       }
     }
   }
-  return granted == S::THREADS;
+  int got;
+#pragma omp atomic read
+  got = *granted;
+  return got == S::THREADS;
 }
 // END SNIPPET
 

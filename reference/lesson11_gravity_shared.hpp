@@ -131,13 +131,18 @@ inline void pull(float xi, float yi, float zi, const Body4 &j, float &ax, float 
 
 // ---- the team kernel around step 11.3 (given) ----------------------------
 //
-// Each team takes 256 bodies i at a time; for every tile of 256 bodies j its
+// Each team takes 256 bodies i at a time; for every tile of bodies j its
 // threads first copy the tile into team-local memory (one Body4, 16 bytes,
 // per body), wait, and then each thread adds the tile's pull on its bodies.
 // With P = bodies_per_thread and the team's 256 threads, thread t takes the
 // P bodies slot, slot + 256/P, ... (slot = t mod 256/P) and part t / (256/P)
 // of each tile; the P parts of a body meet in team-local memory at the end.
-// With P = 1 this is the classic CUDA kernel (report/vendor_nbody.cu). With
+// With P = 1 this is the classic CUDA kernel (report/vendor_nbody.cu): tiles
+// of 256. With P > 1 a tile holds 512 bodies j, and where the team has its
+// 256 threads each part's range is a constant: the waits, the copy and the
+// start and end of tile_forces are then paid once per 512 / P bodies j a
+// thread pulls with, and no division runs per tile (kernel 2.25 -> 2.14 ms
+// on an H200 at 65,536 bodies, docs/results/h200-2026-12-04-goals.md). With
 // any other thread count (the host device, an odd launch) every thread takes
 // P bodies and whole tiles. A template over the per-thread function:
 // gravity.inc instantiates it with your tile_forces, the reference library
@@ -156,12 +161,12 @@ void team_step(Bodies in, Moved out, int n, Launch launch) {
   if (launch.teams <= 0 || launch.threads <= 0) launch = nbody_launch(n);
   const float *x = in.x, *y = in.y, *z = in.z, *m = in.m, *vx = in.vx, *vy = in.vy, *vz = in.vz;
   float *xo = out.x, *yo = out.y, *zo = out.z, *vxo = out.vx, *vyo = out.vy, *vzo = out.vz;
-  constexpr int W = tile_bodies, RED = P > 1 ? P - 1 : 1;
+  constexpr int W = tile_bodies, RED = P > 1 ? P - 1 : 1, TW = P > 1 ? 2 * W : W;  // TW: bodies j per tile
 #pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads) \
     map(to : m[0:n], x[0:n], y[0:n], z[0:n], vx[0:n], vy[0:n], vz[0:n]) \
     map(from : xo[0:n], yo[0:n], zo[0:n], vxo[0:n], vyo[0:n], vzo[0:n])
   {
-    Body4 tile[W];             // the current tile of bodies j
+    Body4 tile[TW];            // the current tile of bodies j
     float red[RED][3][W];      // accelerations of parts 1..P-1, per body of the team
 #if defined(__NVPTX__)
 #pragma omp allocate(tile, red) allocator(omp_pteam_mem_alloc)
@@ -184,12 +189,15 @@ void team_step(Bodies in, Moved out, int n, Launch launch) {
             g.z[p] = z[i];
             g.ax[p] = g.ay[p] = g.az[p] = 0.0f;
           }
-          for (int j0 = 0; j0 < n; j0 += W) {
-            const int len = n - j0 < W ? n - j0 : W;
+          for (int j0 = 0; j0 < n; j0 += TW) {
+            const int len = n - j0 < TW ? n - j0 : TW;
 #pragma omp barrier
             for (int k = t; k < len; k += nt) tile[k] = Body4{x[j0 + k], y[j0 + k], z[j0 + k], m[j0 + k]};
 #pragma omp barrier
-            forces(tile, part * len / parts, (part + 1) * len / parts, g);
+            if (split && len == TW)  // a whole tile: the part's range is known when compiled
+              forces(tile, part * (TW / P), (part + 1) * (TW / P), g);
+            else
+              forces(tile, part * len / parts, (part + 1) * len / parts, g);
           }
           if (parts > 1) {  // parts 1..P-1 hand their sums to part 0
             if (part > 0)
