@@ -246,7 +246,7 @@ void team_histogram(const float *x, std::size_t n, int *hist, Launch launch) {
 #pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads) map(to : x[0:n]) is_device_ptr(acc, dst) device(st.device)
   {
     int local[hist_bins];  // one per team (OpenMP); LLVM puts it in a GPU's team-local memory
-    int last = 0;          // this team took the last ticket (shared by the team's threads)
+    int last;              // this team took the last ticket: set by thread 0 before the team reads it
 #pragma omp parallel
     {
       const unsigned tid = static_cast<unsigned>(omp_get_thread_num());
@@ -262,15 +262,16 @@ void team_histogram(const float *x, std::size_t n, int *hist, Launch launch) {
 #pragma omp atomic update
           acc[b] += local[b];
         }
-      // The ticket orders the call (OpenMP's memory model): the barrier (a
-      // flush) puts every thread's adds before thread 0's ticket; acq_rel
-      // makes the ticket a release (the team's adds go before it) and an
+      // The ticket orders the call (OpenMP's memory model). The barrier (a
+      // flush) puts every thread's adds before thread 0's ticket. acq_rel:
+      // the ticket is a release (the team's adds go before it) and an
       // acquire (the team that takes the last ticket sees what every earlier
-      // ticket released: the tickets form one chain of read-modify-writes,
-      // each of which reads the one before). The flushes around it say the
-      // same again for a GPU: clang 19 compiles the acq_rel capture to a
-      // relaxed atom.add for NVIDIA GPUs (the ordering is dropped), and a
-      // flush to a fence (membar.gl).
+      // ticket released: each ticket reads the one before, a chain). The
+      // release flush before it and the acquire flush after it say the same
+      // for a GPU: clang 19 compiles the acq_rel capture for NVIDIA GPUs to a
+      // relaxed atom.add (the ordering is dropped), a flush to a fence
+      // (membar.gl); "histogram's team kernel takes its ticket in order"
+      // checks the PTX.
 #pragma omp barrier
       if (tid == 0) {
         int ticket;

@@ -886,6 +886,191 @@ TEST_CASE("histogram is right whatever teams and threads the runtime grants", "[
   }
 }
 
+namespace {
+
+// A call's histogram, with hist on the device (as check_histogram) or only
+// on the host: the given team kernel's last team writes the device copy in
+// the first case and pinned host memory in the second. A wrong answer is
+// told apart by what it looks like: an earlier call's counts, counts never
+// written, more samples than there are, or fewer. @p earlier: the right
+// histograms of the calls before, first to last.
+course::Check check_one_of_many(const float *x, std::size_t n, Launch l, bool on_device,
+                                const std::vector<std::vector<int>> &earlier, const std::string &what) {
+  auto hist = course_test::poisoned<int>(lesson11::hist_bins);
+  if (on_device)
+    course_test::with_device_poison(std::span<int>(hist), [&] { lesson11::histogram(x, n, hist.data(), l); });
+  else
+    lesson11::histogram(x, n, hist.data(), l);
+  const auto want = histogram_reference(x, n);
+  auto c = course::check_equal<int>(hist, want, what);
+  if (c.ok) return c;
+  long long total = 0;
+  bool garbage = false;  // the poison, or a count no histogram of n samples has
+  for (int v : hist) {
+    garbage = garbage || v < 0 || static_cast<std::size_t>(v) > n;
+    total += v;
+  }
+  std::size_t same = earlier.size();  // the latest earlier call whose counts these are
+  for (std::size_t k = earlier.size(); k-- > 0;)
+    if (earlier[k] == hist) {
+      same = k;
+      break;
+    }
+  // The single-call tests grade your thread_count; this one what the given
+  // team kernel keeps on the device from one call to the next.
+  const std::string kernel = "\nIf the single-call histogram tests pass, the given team kernel "
+                             "(reference/lesson11_streaming_shared.hpp, team_histogram) is at fault: ";
+  const std::string no_last = " No team of this call took the last ticket (the ticket counter was not zeroed "
+                              "after the call before, or the last ticket is not omp_get_num_teams() - 1, the "
+                              "number of teams the runtime really started), or the last team wrote the counts "
+                              "where the host does not read them (hist's device copy where the caller holds "
+                              "one, pinned host memory where not).";
+  if (same < earlier.size())
+    c.message += kernel + "these are the counts of call " + std::to_string(same + 1) + "." + no_last;
+  else if (garbage)
+    c.message += kernel + "hist holds counts no histogram has (the poison, or memory never written)." + no_last;
+  else if (total > static_cast<long long>(n))
+    c.message += kernel + "more samples counted than there are (" + std::to_string(total) + " of " +
+                 std::to_string(n) + "): counts of an earlier call were still in the device's totals (the last "
+                 "team zeroes them for the next call, after every team has added).";
+  else
+    c.message += kernel + "fewer samples counted than there are (" + std::to_string(total) + " of " +
+                 std::to_string(n) + "): the last team read the totals before every team had added its bins (a "
+                 "ticket taken before the team's adds, or the wrong team taking the last ticket).";
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("histogram is right for 50 calls in a row on different inputs and launches", "[lesson11][correctness]") {
+  // The given team kernel keeps running totals and a ticket counter on the
+  // device from one call to the next, and the team that takes a call's last
+  // ticket zeroes them: a call must find them zero, and its last team must
+  // have seen every team's adds. Sizes from 1 to past 64 Ki (a host team's
+  // share), launches from one team to more than the runtime grants.
+  std::vector<Launch> launches = {{}};
+  for (const Launch &l : odd_shapes()) launches.push_back(l);
+  for (const Launch &l : {Launch{2, 1}, Launch{64, 3}, Launch{5, 7}}) launches.push_back(l);
+  std::vector<std::vector<int>> earlier;
+  for (int call = 0; call < 50; ++call) {
+    const std::size_t n = 1 + static_cast<std::size_t>(call) * 7919 % 70001;
+    const auto x = input(n, 9000 + static_cast<std::uint64_t>(call));
+    const Launch l = launches[static_cast<std::size_t>(call) % launches.size()];
+    const bool on_device = call % 2 == 0;
+    const auto c = check_one_of_many(x.data(), n, l, on_device, earlier,
+                                     "histogram, call " + std::to_string(call + 1) + " of 50, n=" + std::to_string(n) +
+                                         ", " + shape_name(l) + ", hist " + (on_device ? "on the device" : "on the host only"));
+    COURSE_CHECK(c);
+    if (!c.ok) break;  // every later call inherits what went wrong
+    earlier.push_back(histogram_reference(x.data(), n));
+  }
+}
+
+namespace {
+
+// Whether the PTX of @p ptx has a ticket taken in order: an atomic
+// read-modify-write that is a release and an acquire, by its own qualifier
+// (atom.acq_rel) or by a fence (membar.gl or .sys, fence.sc or fence.acq_rel
+// at .gpu or .sys scope, or a call of __kmpc_flush, which is membar.gl in
+// clang 19's device runtime) before it with no atomic between, and one after
+// it with no load, store or atomic of memory between. Basic blocks (labels)
+// end the search. Fills @p atoms with how many atomics the PTX has.
+bool has_ordered_ticket(const std::string &ptx, int &atoms) {
+  struct Op {
+    enum { fence, atomic, memory, other, label } kind;
+    std::string text;
+  };
+  std::vector<Op> ops;
+  std::istringstream in(ptx);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string op;
+    words >> op;
+    if (!op.empty() && op[0] == '@') words >> op;  // a predicated instruction: its op is next
+    const auto starts = [&](const char *p) { return op.rfind(p, 0) == 0; };
+    const auto scope = [&] { return op.find(".gpu") != std::string::npos || op.find(".sys") != std::string::npos; };
+    if (op.empty()) continue;
+    // A block's label, or a function's end ("}" unindented: a call's braces are indented).
+    if (op.rfind("$L__BB", 0) == 0 || line == "}" || starts(".func") || starts(".entry") || starts(".visible") ||
+        starts(".weak"))
+      ops.push_back({Op::label, op});
+    else if (starts("membar.gl") || starts("membar.sys") || ((starts("fence.sc") || starts("fence.acq_rel")) && scope()) ||
+             starts("__kmpc_flush"))
+      ops.push_back({Op::fence, op});
+    else if (starts("atom.") || starts("red."))
+      ops.push_back({Op::atomic, op});
+    else if ((starts("ld.") || starts("st.")) && !starts("ld.param") && !starts("st.param") && !starts("ld.local") &&
+             !starts("st.local"))
+      ops.push_back({Op::memory, op});
+  }
+  atoms = 0;
+  bool found = false;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].kind != Op::atomic) continue;
+    ++atoms;
+    const bool acq_rel = ops[i].text.find(".acq_rel") != std::string::npos;
+    bool release = acq_rel || ops[i].text.find(".release") != std::string::npos;
+    bool acquire = acq_rel || ops[i].text.find(".acquire") != std::string::npos;
+    for (std::size_t j = i; !release && j-- > 0;) {
+      if (ops[j].kind == Op::fence) release = true;
+      if (ops[j].kind == Op::atomic || ops[j].kind == Op::label) break;
+    }
+    for (std::size_t j = i + 1; !acquire && j < ops.size(); ++j) {
+      if (ops[j].kind == Op::fence) acquire = true;
+      if (ops[j].kind != Op::other) break;
+    }
+    found = found || (release && acquire);
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("histogram's team kernel takes its ticket in order (compiled for a GPU)", "[lesson11][correctness]") {
+  // The given team kernel's last team reads the totals every team added: the
+  // ticket it takes must be a release (the team's adds before it) and an
+  // acquire (every team's adds before what follows). OpenMP's acq_rel says
+  // so; clang 19 compiles it for an NVIDIA GPU to a relaxed atom.add, so the
+  // kernel puts a flush on each side. This reads the kernel as a GPU build
+  // compiles it, on every device (the host device's locked adds order
+  // everything, so no run here could see a ticket out of order).
+  course_test::Recompile r;
+  const std::string cxx = course_test::recompiler({lesson_headers()}, r);
+  if (cxx.empty()) {
+    recompiled(r, "the histogram's team kernel for a GPU");
+    return;
+  }
+  TempDir tmp;
+  REQUIRE(!tmp.path.empty());
+  // The kernel with a counting loop of its own: the given code alone.
+  std::ofstream(fs::path(tmp.path) / "kernel.cpp")
+      << "#include \"streaming.hpp\"\nnamespace lesson11 {\n#pragma omp begin declare target\n"
+         "void l11_count(const float *b, unsigned len, unsigned tid, unsigned nth, int *bins) {\n"
+         "  for (unsigned i = tid; i < len; i += nth) {\n    const int k = bin_of(b[i]);\n"
+         "#pragma omp atomic update\n    bins[k] += 1;\n  }\n}\n#pragma omp end declare target\n"
+         "void l11_histogram(const float *x, std::size_t n, int *hist) { team_histogram<l11_count>(x, n, hist, {}); }\n"
+         "}\n";
+  r.cmd = cxx + " -std=c++20 -O3 -w -fopenmp " + course_test::nvptx_device_flags() +
+          " --offload-device-only -nogpulib -S -I'" + lesson_headers().string() + "' -I'" + common_headers().string() +
+          "' '" + tmp.path + "/kernel.cpp' -o '" + tmp.path + "/kernel.s' 2>&1";
+  course_test::run_recompile(r);
+  if (!recompiled(r, "the histogram's team kernel for a GPU")) return;
+  const std::string ptx = read_text(fs::path(tmp.path) / "kernel.s");
+  INFO("compiler: " << r.cmd);
+  REQUIRE(ptx.find("team_histogram") != std::string::npos);  // the kernel is there
+  int atoms = 0;
+  const bool ordered = has_ordered_ticket(ptx, atoms);
+  std::cout << "team_histogram compiled for a GPU: " << atoms << " atomics, "
+            << (ordered ? "one of them a ticket fenced on both sides" : "none fenced on both sides") << "\n";
+  if (!ordered)
+    FAIL_CHECK("The histogram's team kernel (given code: reference/lesson11_streaming_shared.hpp, team_histogram), "
+               "compiled for a GPU, takes its ticket without a fence before it and one after it (and the atom "
+               "carries no .acq_rel): on a GPU the team that takes the last ticket may read the totals before "
+               "other teams' adds have reached them, and count too few now and then. clang 19 compiles an atomic's "
+               "acq_rel to a relaxed atom for NVIDIA GPUs; a flush on each side of the ticket (release before, "
+               "acquire after) is what orders it there. The given code or the compiler changed, not your code.");
+}
+
 TEST_CASE("sum is faster than one 4-byte load at a time", "[lesson11][speedup]") {
   if (!course::device_info().is_gpu())
     COURSE_SKIP_SPEED("lesson 11 sum: not timed on the host device, where the baseline's one-line simd reduction does what the step does; 'sum loads 16 bytes at a time and several at once (compiled for a GPU)' grades step 11.1 here");
@@ -1366,21 +1551,22 @@ TEST_CASE("SGEMM register tile gets more multiply-adds per load than lesson 5's 
     FAIL_CHECK("The GPU form of multiply_tile multiplies wrong: run here for each thread of a team, with "
                << run_failure(run)
                << ". Each acc[r][c] adds As's row GemmShape::row_of(ty, r) times Bs's column col_of(tx, c) over the "
-                  "16 k of the tile (README, Steps: 11.4)." << guard_note(form));
+                  << lesson11::GemmShape<4>::BK << " k of the tile (README, Steps: 11.4)." << guard_note(form));
     return;
   }
   const auto at = run.output.find("rows ");
   const int rm = at == std::string::npos ? 0 : std::stoi(run.output.substr(at + 5));
   // Only the multiply-adds the product needs count: acc's rm x 8 entries,
-  // one per k of the tile's 16 (a multiply-add that adds 0 x b, or any
+  // one per k of the tile's BK (a multiply-add that adds 0 x b, or any
   // arithmetic past these, changes no entry of C). The loads are all the
   // loads of As and Bs the PTX has.
-  const int needed = rm * 8 * 16, useful = std::min(t.fma, needed);
+  constexpr int bk = lesson11::GemmShape<4>::BK;  // the tiles' depth: the same for every register tile
+  const int needed = rm * 8 * bk, useful = std::min(t.fma, needed);
   const double loads = t.bytes / 16.0, per = loads > 0 ? useful / loads : 0;
   char per_text[32];
   std::snprintf(per_text, sizeof per_text, "%.3g", per);
   std::cout << "multiply_tile compiled for a GPU: " << t.fma << " multiply-adds (" << needed << " needed by a " << rm
-            << " x 8 tile over 16 k) from " << loads << " 16-byte loads of As and Bs per k-tile: " << per_text
+            << " x 8 tile over " << bk << " k) from " << loads << " 16-byte loads of As and Bs per k-tile: " << per_text
             << " useful per load\n";
   // Lesson 5's 8 x 8 tile: 64 multiply-adds from 4 loads per k (16 per
   // load); 16 x 8: 128 from 6 (21.3).
