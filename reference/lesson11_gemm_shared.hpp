@@ -281,17 +281,18 @@ void gemm_any_threads(int n, const float *A, const float *B, float *C) {
 template <int RM, Multiply<RM> multiply>
 void gemm(int n, const float *A, const float *B, float *C) {
   const std::size_t nn = static_cast<std::size_t>(n) * n;
-  const auto aligned = [](const float *p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  const auto aligned = [](const float *p) { return p != nullptr && reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   // The 16-byte loads read the device's copies, and OpenMP promises nothing
   // about their alignment (nor where in a caller's mapping A starts): map A
-  // and B first, then test their device addresses (lesson 11's README, Concepts 3).
+  // and B first, then test their device addresses (lesson 11's README,
+  // Concepts 3), asked of the runtime with omp_get_mapped_ptr (OpenMP 5.1):
+  // a lookup, where a `target data use_device_ptr` region also waits for
+  // the device at its end.
 #pragma omp target data map(to : A[0:nn], B[0:nn]) map(from : C[0:nn])
   {
-    bool vec = n % 4 == 0;
-#pragma omp target data use_device_ptr(A, B)
-    {
-      vec = vec && aligned(A) && aligned(B);
-    }
+    const int dev = omp_get_default_device();
+    const bool vec = n % 4 == 0 && aligned(static_cast<const float *>(omp_get_mapped_ptr(A, dev))) &&
+                     aligned(static_cast<const float *>(omp_get_mapped_ptr(B, dev)));
     const bool done = vec ? gemm_exact<RM, multiply, true>(n, A, B, C) : gemm_exact<RM, multiply, false>(n, A, B, C);
     if (!done) gemm_any_threads<RM, multiply>(n, A, B, C);
   }
