@@ -171,11 +171,7 @@ void team_step(Bodies in, Moved out, int n, Launch launch) {
 #if defined(__NVPTX__)
 #pragma omp allocate(tile, red) allocator(omp_pteam_mem_alloc)
 #endif
-    // firstprivate: each thread its own copy of the scalars and pointers.
-    // Shared, LLVM 21 keeps them in team-local memory and loads them again
-    // after every barrier (docs/results/llvm21-sass-2026-12-04.md shows it
-    // for the SGEMM kernel's n).
-#pragma omp parallel firstprivate(n, x, y, z, m, vx, vy, vz, xo, yo, zo, vxo, vyo, vzo)
+#pragma omp parallel
     {
       const int nt = omp_get_num_threads(), t = omp_get_thread_num();
       const int league = omp_get_num_teams(), team = omp_get_team_num();
