@@ -994,8 +994,10 @@ bool has_ordered_ticket(const std::string &ptx, int &atoms) {
     if (op.rfind("$L__BB", 0) == 0 || line == "}" || starts(".func") || starts(".entry") || starts(".visible") ||
         starts(".weak"))
       ops.push_back({Op::label, op});
+    // A flush is a call of __kmpc_flush (the device runtime's fence): LLVM 19
+    // prints the callee on a line of its own, LLVM 22 on the call's line.
     else if (starts("membar.gl") || starts("membar.sys") || ((starts("fence.sc") || starts("fence.acq_rel")) && scope()) ||
-             starts("__kmpc_flush"))
+             starts("__kmpc_flush") || (starts("call") && line.find("__kmpc_flush") != std::string::npos))
       ops.push_back({Op::fence, op});
     else if (starts("atom.") || starts("red."))
       ops.push_back({Op::atomic, op});
