@@ -1,5 +1,5 @@
 #!/bin/bash
-# Builds the lesson 11 exploration program (issue 55, 2026-12-04; not part of
+# Builds the lesson 11 exploration program (2026-12-04, the given kernels' variants; not part of
 # the course) for sm_90 with LLVM 19 and CUDA 11.8's ptxas, from a configured
 # nvptx build of the course (BUILD, default build-nvptx). Run on a GPU node:
 #   REPS=30 scripts/gpu-node.sh rt.tar.xz tools/lesson11-explore/explore all|gemm|nbody

@@ -1,4 +1,4 @@
-// Exploration harness (issue 55, not part of the course): SGEMM and N-body
+// Exploration harness (not part of the course): SGEMM and N-body
 // variants, data resident, median of REPS calls timed with omp_get_wtime.
 #include <omp.h>
 #include <algorithm>
