@@ -1,5 +1,5 @@
-// escape_hatch.cpp -- the escape hatch, to read (README, Concepts 5): lesson
-// 11's sum and histogram as LLVM's `ompx_bare` kernels, CUDA's model in
+// escape_hatch.cpp -- the escape hatch, to read (README, Concepts 5 and 9):
+// lesson 11's sum, histogram and SGEMM as LLVM's `ompx_bare` kernels, CUDA's model in
 // OpenMP syntax; the lesson program times them beside your streaming.cpp on
 // GPUs. Not OpenMP: an LLVM extension (clang 17 and later), which GCC and
 // NVIDIA's nvc++ reject (AMD's compiler is built on LLVM and accepts it), and
@@ -130,6 +130,214 @@ void histogram(const float *x, std::size_t n, int *hist) {
   }
 }
 
+// ---- SGEMM with asynchronous copies ----------------------------------------
+// Lesson 11's SGEMM shape (a 256 x 128 tile of C per team of 256 threads, a
+// 16 x 8 register tile each, 8-deep k-tiles; gemm.cpp and
+// reference/lesson11_gemm_shared.hpp) with what the standard kernel cannot
+// say: NVIDIA's `cp.async` copies global memory straight into `.shared`,
+// without registers, and the thread waits for them only when it needs them.
+// So three k-tiles live in team-local memory: the one multiplied and the next
+// two in flight, where the standard kernel keeps one in flight in registers.
+// A stays transposed (As[k][row], the register tile's rows as 16-byte
+// loads): four 4-byte copies per four floats of A, one 16-byte copy per four
+// of B. On anything but NVIDIA sm_80 or later the copies are plain loads and
+// stores (AMD, the host pass of the compile); only GPU builds run it.
+namespace {
+#pragma omp begin declare target
+// Declared target: device code uses them by address too (clang 19 warns otherwise).
+constexpr int GM = 256, GN = 128, GK = 8, GStages = 3, GT = 256;
+
+#if defined(__NVPTX__) && __CUDA_ARCH__ >= 800
+#define LESSON11_CP_ASYNC 1
+// Pointers into `.shared` (clang's address space 3 on NVPTX): their loads are
+// `ld.shared`, where a generic pointer's would be generic loads.
+#define TEAM __attribute__((address_space(3)))
+#else
+#define TEAM
+#endif
+typedef float Float4 __attribute__((ext_vector_type(4)));  // one 16-byte load
+
+// The team-local address of p, through an asm the optimizer cannot see
+// into. Why: the copies below write team-local memory inside asm, and clang
+// 19's OpenMP optimizer, seeing no store to the arrays, folded every load
+// of them away (and with them the kernel's multiply-adds).
+inline TEAM float *team_pointer(float *p) {
+#ifdef LESSON11_CP_ASYNC
+  unsigned long long a;
+  asm("cvta.to.shared.u64 %0, %1;" : "=l"(a) : "l"(p));
+  return (TEAM float *)a;
+#else
+  return p;
+#endif
+}
+// Copies one float (Bytes 4) or four (16) from global memory to team-local
+// memory, or zeros where `inside` is false (past the matrix's edge).
+template <int Bytes>
+inline void copy_async(TEAM float *dst, const float *src, bool inside) {
+#ifdef LESSON11_CP_ASYNC
+  // src-size 0 fills zeros and reads nothing.
+  if (Bytes == 4)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"l"((unsigned long long)dst), "l"(src),
+                 "r"(inside ? 4 : 0)
+                 : "memory");
+  else
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"l"((unsigned long long)dst), "l"(src),
+                 "r"(inside ? 16 : 0)
+                 : "memory");
+#else
+  for (int l = 0; l < Bytes / 4; ++l) dst[l] = inside ? src[l] : 0.f;
+#endif
+}
+// Closes this thread's group of copies issued since the last commit.
+inline void commit_copies() {
+#ifdef LESSON11_CP_ASYNC
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+// Waits until at most Pending of this thread's groups are still in flight.
+template <int Pending>
+inline void wait_copies() {
+#ifdef LESSON11_CP_ASYNC
+  asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
+#endif
+}
+
+// The tiles, as offsets in floats: As[stage][k][row] (A transposed; each
+// k-row padded by 4, so that the transposing copies miss each other's
+// banks) and Bs[stage][k][column].
+constexpr int a_at(int s, int k, int row) { return (s * GK + k) * (GM + 4) + row; }
+constexpr int b_at(int s, int k, int col) { return (s * GK + k) * GN + col; }
+
+// This thread's copies of k-tile kt (A rows i0.., B columns j0..) into stage s.
+// Edges false: n is a multiple of the tiles, and only k-tiles past the last
+// one (the pipeline's run-out) are outside.
+template <bool Edges>
+[[gnu::always_inline]] inline void issue_tile(TEAM float *as, TEAM float *bs, int s, int n, const float *A, const float *B, int i0, int j0,
+                       int kt, int tid) {
+  const int k0 = kt * GK;
+#pragma omp unroll full
+  for (int q = 0; q < GM * GK / 4 / GT; ++q) {  // 2 groups of four floats of A
+    const int e = tid + q * GT, r = e / (GK / 4), c = e % (GK / 4) * 4;
+    const bool inside = Edges ? i0 + r < n && k0 + c < n : k0 < n;
+    const float *src = inside ? A + static_cast<std::size_t>(i0 + r) * n + k0 + c : A;
+#pragma omp unroll full
+    for (int l = 0; l < 4; ++l) copy_async<4>(as + a_at(s, c + l, r), src + (inside ? l : 0), inside);
+  }
+  const int r = tid / (GN / 4), c = tid % (GN / 4) * 4;  // one group of four floats of B
+  const bool inside = Edges ? k0 + r < n && j0 + c < n : k0 < n;
+  copy_async<16>(bs + b_at(s, r, c), inside ? B + static_cast<std::size_t>(k0 + r) * n + j0 + c : B, inside);
+}
+
+// One k-tile's product for thread (ty, tx): as gemm.cpp's multiply_tile.
+[[gnu::always_inline]] inline void multiply_stage(float (&acc)[16][8], const TEAM float *as, const TEAM float *bs, int s, int ty, int tx) {
+#pragma omp unroll full
+  for (int k = 0; k < GK; ++k) {
+    float a[16], b[8];
+#pragma omp unroll full
+    for (int g = 0; g < 4; ++g) {
+      const Float4 v = *reinterpret_cast<const TEAM Float4 *>(as + a_at(s, k, g * 64 + ty * 4));
+      for (int l = 0; l < 4; ++l) a[4 * g + l] = v[l];
+    }
+#pragma omp unroll full
+    for (int g = 0; g < 2; ++g) {
+      const Float4 v = *reinterpret_cast<const TEAM Float4 *>(bs + b_at(s, k, g * 64 + tx * 4));
+      for (int l = 0; l < 4; ++l) b[4 * g + l] = v[l];
+    }
+#pragma omp unroll full
+    for (int r = 0; r < 16; ++r)
+#pragma omp unroll full
+      for (int c = 0; c < 8; ++c) acc[r][c] += a[r] * b[c];
+  }
+}
+#pragma omp end declare target
+}  // namespace
+
+namespace {
+// The kernel; Edges false where n is a multiple of the team's tile. (In an
+// unnamed namespace: its static tiles are then the kernel's own `.shared`;
+// as weak symbols ptxas counted them for no kernel.)
+template <bool Edges>
+void sgemm_teams(int n, const float *A, const float *B, float *C) {
+  const std::size_t nn = static_cast<std::size_t>(n) * n;
+  const int per_row = (n + GN - 1) / GN, tiles = ((n + GM - 1) / GM) * per_row;
+  // SNIPPET(bare-sgemm)
+#pragma omp target teams ompx_bare num_teams(tiles) thread_limit(GT) map(to : A[0:nn], B[0:nn]) map(from : C[0:nn])
+  {
+    [[clang::loader_uninitialized]] static float As[a_at(GStages, 0, 0)];  // 37 KB of `.shared` in all
+    [[clang::loader_uninitialized]] static float Bs[b_at(GStages, 0, 0)];
+#pragma omp allocate(As, Bs) allocator(omp_pteam_mem_alloc)
+    TEAM float *const as = team_pointer(As), *const bs = team_pointer(Bs);
+    const int tid = ompx_thread_id_x(), ty = tid / 16, tx = tid % 16;
+    const int tile = ompx_block_id_x(), i0 = (tile / per_row) * GM, j0 = (tile % per_row) * GN;
+    const int ktiles = (n + GK - 1) / GK;
+    float acc[16][8] = {};
+    issue_tile<Edges>(as, bs, 0, n, A, B, i0, j0, 0, tid);
+    commit_copies();
+    issue_tile<Edges>(as, bs, 1, n, A, B, i0, j0, 1, tid);
+    commit_copies();
+    // Three k-tiles a trip, one per stage, so that each stage's addresses are
+    // constants. Per k-tile: wait for this thread's copies of it, one barrier
+    // (everybody's copies have landed, and nobody still reads the stage
+    // refilled next), send the copies two k-tiles ahead, multiply. Past the
+    // last k-tile the copies fill zeros, which add nothing.
+    for (int kt = 0; kt < ktiles; kt += GStages) {
+      wait_copies<1>();
+      ompx_sync_block_acq_rel();
+      issue_tile<Edges>(as, bs, 2, n, A, B, i0, j0, kt + 2, tid);
+      commit_copies();
+      multiply_stage(acc, as, bs, 0, ty, tx);
+      wait_copies<1>();
+      ompx_sync_block_acq_rel();
+      issue_tile<Edges>(as, bs, 0, n, A, B, i0, j0, kt + 3, tid);
+      commit_copies();
+      multiply_stage(acc, as, bs, 1, ty, tx);
+      wait_copies<1>();
+      ompx_sync_block_acq_rel();
+      issue_tile<Edges>(as, bs, 1, n, A, B, i0, j0, kt + 4, tid);
+      commit_copies();
+      multiply_stage(acc, as, bs, 2, ty, tx);
+    }
+    wait_copies<0>();  // no copy still landing when the team leaves
+    // END SNIPPET
+    // (`omp unroll` may not stand directly in a teams region: clang's own pragma)
+#pragma unroll
+    for (int r = 0; r < 16; ++r)
+#pragma unroll
+      for (int g = 0; g < 2; ++g) {
+        const int i = i0 + (r / 4) * 64 + ty * 4 + r % 4, j = j0 + g * 64 + tx * 4;
+        if (i < n && j < n) {
+          lesson11::Quad v;
+          for (int l = 0; l < 4; ++l) v.v[l] = acc[r][4 * g + l];
+          *reinterpret_cast<lesson11::Quad *>(C + static_cast<std::size_t>(i) * n + j) = v;
+        }
+      }
+  }
+}
+}  // namespace
+
+bool sgemm(int n, const float *A, const float *B, float *C) {
+  const std::size_t nn = static_cast<std::size_t>(n) * n;
+  if (n <= 0 || n % 4 != 0) return false;
+  bool done = false;
+  // As gemm.cpp's kernel: map, then test the device copies' alignment (the
+  // copies move 16 bytes of B, the results are stored 16 at a time).
+#pragma omp target data map(to : A[0:nn], B[0:nn]) map(from : C[0:nn])
+  {
+    const int dev = omp_get_default_device();
+    const auto aligned = [&](const float *p) {
+      return reinterpret_cast<std::uintptr_t>(omp_get_mapped_ptr(p, dev)) % 16 == 0;
+    };
+    if (aligned(A) && aligned(B) && aligned(C)) {
+      if (n % GM == 0 && n % GN == 0)
+        sgemm_teams<false>(n, A, B, C);
+      else
+        sgemm_teams<true>(n, A, B, C);
+      done = true;
+    }
+  }
+  return done;
+}
+
 }  // namespace lesson11_bare
 
 #else  // the host-offload device: no bare kernels
@@ -138,6 +346,7 @@ namespace lesson11_bare {
 bool available() { return false; }
 float sum(const float *, std::size_t) { return 0; }
 void histogram(const float *, std::size_t, int *) {}
+bool sgemm(int, const float *, const float *, float *) { return false; }
 }  // namespace lesson11_bare
 
 #endif
