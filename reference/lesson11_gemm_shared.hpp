@@ -10,7 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <new>
+
+#include "lesson11_pinned_shared.hpp"  // pinned_array: where the kernel reports its threads
 
 namespace lesson11 {
 
@@ -138,18 +139,11 @@ struct Share {
   }
 };
 
-// A pinned host int at one address for host and GPU (LLVM's
-// llvm_omp_target_host_mem_alloc, lesson 9.4), the same one on every call:
-// the kernel reports there how many threads its teams got, with no copy
-// before or after the kernel (a map(tofrom) of a 4-byte int cost tens of
-// microseconds a call on an H200: docs/results/h200-2026-12-04-goals.md).
-// Never freed, like the sums' partials (lesson11_streaming_shared.hpp).
+// A pinned host int (pinned_array, lesson11_pinned_shared.hpp: why pinned), the
+// same one on every call: the kernel reports there how many threads its
+// teams got. Made on the first call, never freed.
 inline int *granted_flag() {
-  static int *flag = [] {
-    int *f = static_cast<int *>(omp_alloc(sizeof(int), llvm_omp_target_host_mem_alloc));
-    if (f == nullptr) throw std::bad_alloc();
-    return f;
-  }();
+  static int *flag = pinned_array<int>(1);
   return flag;
 }
 

@@ -13,6 +13,7 @@
 #include <new>
 
 #include "course/device.hpp"
+#include "lesson11_pinned_shared.hpp"  // pinned_array: where the kernels leave their results
 
 namespace lesson11 {
 
@@ -120,23 +121,18 @@ template <class T>
 using ShareSum = T (*)(const T *, unsigned, unsigned, unsigned);
 using ShareCount = void (*)(const float *, unsigned, unsigned, unsigned, int *);
 
-// Pinned host memory for @p count partial sums of type T, the same block on
-// every call (grown when a call needs more). The teams store their partials
-// straight into it: LLVM's llvm_omp_target_host_mem_alloc (lesson 9.4) gives
-// page-locked memory at one address for host and GPU, so a sum's call is one
-// kernel launch and one wait, as a CUB call is, with no copy of a result
-// before or after it (on an H200 a map(tofrom) of the 4-byte total cost
-// 10-15 us a call: docs/results/h200-2026-11-29-kernels.md). Never freed: the
-// block lives as long as the program (LLVM's runtime may be gone by the time
-// a static destructor would free it). One call at a time per program.
+// Pinned host memory (pinned_array, lesson11_pinned_shared.hpp: why pinned) for
+// @p count partial sums of type T, the same block on every call (grown when a
+// call needs more; the smaller block freed). The teams store their partials
+// straight into it. Never freed otherwise: the block lives as long as the
+// program. One call at a time per program.
 template <class T>
 T *host_partials(int count) {
   static T *block = nullptr;
   static int size = 0;
   if (count > size) {
     omp_free(block, llvm_omp_target_host_mem_alloc);
-    block = static_cast<T *>(omp_alloc(sizeof(T) * static_cast<std::size_t>(count), llvm_omp_target_host_mem_alloc));
-    if (block == nullptr) throw std::bad_alloc();
+    block = pinned_array<T>(static_cast<std::size_t>(count));
     size = count;
   }
   return block;
@@ -194,7 +190,7 @@ T team_sum(const T *x, std::size_t n, Launch launch) {
 // The histogram's state between calls, made once per device: on the device,
 // hist_bins running totals and a ticket counter after them, all zero between
 // calls (zeroed once here; each call's last team zeroes them again); in
-// pinned host memory (as host_partials), the counts the last team hands the
+// pinned host memory (pinned_array), the counts the last team hands the
 // host. Made again if the default device changes (the old block, all zeros,
 // is freed). Bad states throw std::bad_alloc, as host_partials does.
 struct HistState {
@@ -206,10 +202,7 @@ struct HistState {
 inline HistState &hist_state() {
   static HistState s;
   const int dev = omp_get_default_device();
-  if (s.out == nullptr) {
-    s.out = static_cast<int *>(omp_alloc(sizeof(int) * hist_bins, llvm_omp_target_host_mem_alloc));
-    if (s.out == nullptr) throw std::bad_alloc();
-  }
+  if (s.out == nullptr) s.out = pinned_array<int>(hist_bins);  // made once, never freed
   if (s.acc == nullptr || s.device != dev) {
     if (s.acc != nullptr) omp_target_free(s.acc, s.device);
     s.acc = nullptr;

@@ -294,6 +294,36 @@ std::string read_text(const fs::path &p) {
   return ss.str();
 }
 
+// A source file of the test's own that includes the lesson's headers, in a
+// folder of its own (removed with this object), and the command that
+// compiles it. ready is false where this machine has no compiler or no
+// headers: recompiled() has then marked the test (skipped on a GPU node,
+// failed elsewhere) with @p what.
+struct OwnSource {
+  bool ready = false;
+  std::string cxx;  // the compiler
+  std::string name;  // the file, in tmp
+  TempDir tmp;
+  OwnSource(const std::string &file, const std::string &text, const std::string &what) : name(file) {
+    course_test::Recompile r;
+    cxx = course_test::recompiler({lesson_headers()}, r);
+    if (cxx.empty()) {
+      course_test::recompiled(r, what);
+      return;
+    }
+    REQUIRE(!tmp.path.empty());
+    std::ofstream(fs::path(tmp.path) / name) << text;
+    ready = true;
+  }
+  // The compiler with @p flags on the file, the lesson's and common/'s headers
+  // on its include path, its output into @p out beside it.
+  std::string command(const std::string &flags, const std::string &out) const {
+    return cxx + " -std=c++20 " + flags + " -I'" + lesson_headers().string() + "' -I'" +
+           common_headers().string() + "' '" + tmp.path + "/" + name + "' -o '" + tmp.path + "/" + out + "' 2>&1";
+  }
+  fs::path path(const std::string &file) const { return fs::path(tmp.path) / file; }
+};
+
 // Your file in the form a GPU build compiles for the GPU.
 struct GpuForm : course_test::Recompile {
   std::string name;  // your file's name (streaming.cpp, ...)
@@ -1036,28 +1066,24 @@ TEST_CASE("histogram's team kernel takes its ticket in order (compiled for a GPU
   // kernel puts a flush on each side. This reads the kernel as a GPU build
   // compiles it, on every device (the host device's locked adds order
   // everything, so no run here could see a ticket out of order).
-  course_test::Recompile r;
-  const std::string cxx = course_test::recompiler({lesson_headers()}, r);
-  if (cxx.empty()) {
-    recompiled(r, "the histogram's team kernel for a GPU");
-    return;
-  }
-  TempDir tmp;
-  REQUIRE(!tmp.path.empty());
   // The kernel with a counting loop of its own: the given code alone.
-  std::ofstream(fs::path(tmp.path) / "kernel.cpp")
-      << "#include \"streaming.hpp\"\nnamespace lesson11 {\n#pragma omp begin declare target\n"
-         "void l11_count(const float *b, unsigned len, unsigned tid, unsigned nth, int *bins) {\n"
-         "  for (unsigned i = tid; i < len; i += nth) {\n    const int k = bin_of(b[i]);\n"
-         "#pragma omp atomic update\n    bins[k] += 1;\n  }\n}\n#pragma omp end declare target\n"
-         "void l11_histogram(const float *x, std::size_t n, int *hist) { team_histogram<l11_count>(x, n, hist, {}); }\n"
-         "}\n";
-  r.cmd = cxx + " -std=c++20 -O3 -w -fopenmp " + course_test::nvptx_device_flags() +
-          " --offload-device-only -nogpulib -S -I'" + lesson_headers().string() + "' -I'" + common_headers().string() +
-          "' '" + tmp.path + "/kernel.cpp' -o '" + tmp.path + "/kernel.s' 2>&1";
+  const OwnSource src("kernel.cpp",
+                      "#include \"streaming.hpp\"\nnamespace lesson11 {\n#pragma omp begin declare target\n"
+                      "void l11_count(const float *b, unsigned len, unsigned tid, unsigned nth, int *bins) {\n"
+                      "  for (unsigned i = tid; i < len; i += nth) {\n    const int k = bin_of(b[i]);\n"
+                      "#pragma omp atomic update\n    bins[k] += 1;\n  }\n}\n#pragma omp end declare target\n"
+                      "void l11_histogram(const float *x, std::size_t n, int *hist) {"
+                      " team_histogram<l11_count>(x, n, hist, {}); }\n"
+                      "}\n",
+                      "the histogram's team kernel for a GPU");
+  if (!src.ready) return;
+  course_test::Recompile r;
+  r.cmd = src.command(std::string("-O3 -w -fopenmp ") + course_test::nvptx_device_flags() +
+                          " --offload-device-only -nogpulib -S",
+                      "kernel.s");
   course_test::run_recompile(r);
   if (!recompiled(r, "the histogram's team kernel for a GPU")) return;
-  const std::string ptx = read_text(fs::path(tmp.path) / "kernel.s");
+  const std::string ptx = read_text(src.path("kernel.s"));
   INFO("compiler: " << r.cmd);
   REQUIRE(ptx.find("team_histogram") != std::string::npos);  // the kernel is there
   int atoms = 0;
@@ -1589,28 +1615,22 @@ TEST_CASE("the given constants compile in device code (declare target)", "[lesso
   // used by address (an odr-use) in a declare-target function, compiled with
   // -Werror for this machine's host-offload device and for an NVIDIA GPU: a
   // constant not declared target is a -Wopenmp-target error (clang 19).
-  course_test::Recompile r;
-  const std::string cxx = course_test::recompiler({lesson_headers()}, r);
-  if (cxx.empty()) {
-    recompiled(r, "the given constants");
-    return;
-  }
-  TempDir tmp;
-  REQUIRE(!tmp.path.empty());
-  std::ofstream(fs::path(tmp.path) / "uses.cpp")
-      << "#include \"streaming.hpp\"\n#include \"gravity.hpp\"\n#include \"gemm.hpp\"\n"
-         "namespace lesson11 {\n#pragma omp begin declare target\n"
-         "const void *l11_uses[] = {&hist_bins, &gpu_team_threads, &softening_squared, &delta_time, &tile_bodies};\n"
-         "int l11_use(float x) { return bin_of(x) + *static_cast<const int *>(l11_uses[0]); }\n"
-         "#pragma omp end declare target\n}\n";
+  const OwnSource src(
+      "uses.cpp",
+      "#include \"streaming.hpp\"\n#include \"gravity.hpp\"\n#include \"gemm.hpp\"\n"
+      "namespace lesson11 {\n#pragma omp begin declare target\n"
+      "const void *l11_uses[] = {&hist_bins, &gpu_team_threads, &softening_squared, &delta_time, &tile_bodies};\n"
+      "int l11_use(float x) { return bin_of(x) + *static_cast<const int *>(l11_uses[0]); }\n"
+      "#pragma omp end declare target\n}\n",
+      "the given constants");
+  if (!src.ready) return;
   for (const std::string &flags : {std::string(course_test::host_device_flags()),
                                   std::string(course_test::nvptx_device_flags()) + " --offload-device-only -nogpulib"}) {
     if (flags.empty()) continue;
     course_test::Recompile c;
     // -S: the compiler's verdict on the code is all this asks; an object file for
     // an NVIDIA GPU would need ptxas, which a machine without CUDA lacks.
-    c.cmd = cxx + " -std=c++20 -fopenmp -Werror -Wall -S " + flags + " -I'" + lesson_headers().string() + "' -I'" +
-            common_headers().string() + "' '" + tmp.path + "/uses.cpp' -o '" + tmp.path + "/uses.s' 2>&1";
+    c.cmd = src.command("-fopenmp -Werror -Wall -S " + flags, "uses.s");
     course_test::run_recompile(c);
     if (c.skipped) continue;
     INFO("compiler: " << c.cmd);
