@@ -138,9 +138,10 @@ void histogram(const float *x, std::size_t n, int *hist) {
 // without registers, and the thread waits for them only when it needs them.
 // So three k-tiles live in team-local memory: the one multiplied and the next
 // two in flight, where the standard kernel keeps one in flight in registers.
-// A stays transposed (As[k][row], the register tile's rows as 16-byte
-// loads): four 4-byte copies per four floats of A, one 16-byte copy per four
-// of B. On anything but NVIDIA sm_80 or later the copies are plain loads and
+// Every copy moves 16 bytes, so A is kept in rows (As[row][k]) and read four
+// k at a time; transposing it on the way needs 4-byte copies, and those
+// (measured on an H200) crowd the shared-memory pipe the multiply-adds read
+// from. On anything but NVIDIA sm_80 or later the copies are plain loads and
 // stores (AMD, the host pass of the compile); only GPU builds run it.
 namespace {
 #pragma omp begin declare target
@@ -170,22 +171,17 @@ inline TEAM float *team_pointer(float *p) {
   return p;
 #endif
 }
-// Copies one float (Bytes 4) or four (16) from global memory to team-local
-// memory, or zeros where `inside` is false (past the matrix's edge).
-template <int Bytes>
+// Copies four floats from global memory to team-local memory, or four zeros
+// where `inside` is false (past the matrix's edge).
 inline void copy_async(TEAM float *dst, const float *src, bool inside) {
 #ifdef LESSON11_CP_ASYNC
-  // src-size 0 fills zeros and reads nothing.
-  if (Bytes == 4)
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"l"((unsigned long long)dst), "l"(src),
-                 "r"(inside ? 4 : 0)
-                 : "memory");
-  else
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"l"((unsigned long long)dst), "l"(src),
-                 "r"(inside ? 16 : 0)
-                 : "memory");
+  // .cg: through L2 only (each tile is read once per team); src-size 0
+  // fills zeros and reads nothing.
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"l"((unsigned long long)dst), "l"(src),
+               "r"(inside ? 16 : 0)
+               : "memory");
 #else
-  for (int l = 0; l < Bytes / 4; ++l) dst[l] = inside ? src[l] : 0.f;
+  for (int l = 0; l < 4; ++l) dst[l] = inside ? src[l] : 0.f;
 #endif
 }
 // Closes this thread's group of copies issued since the last commit.
@@ -202,51 +198,53 @@ inline void wait_copies() {
 #endif
 }
 
-// The tiles, as offsets in floats: As[stage][k][row] (A transposed; each
-// k-row padded by 4, so that the transposing copies miss each other's
-// banks) and Bs[stage][k][column].
-constexpr int a_at(int s, int k, int row) { return (s * GK + k) * (GM + 4) + row; }
+// The tiles, as offsets in floats: As[stage][row][k] and Bs[stage][k][column].
+constexpr int a_at(int s, int row, int k) { return (s * GM + row) * GK + k; }
 constexpr int b_at(int s, int k, int col) { return (s * GK + k) * GN + col; }
 
-// This thread's copies of k-tile kt (A rows i0.., B columns j0..) into stage s.
-// Edges false: n is a multiple of the tiles, and only k-tiles past the last
-// one (the pipeline's run-out) are outside.
+// This thread's copies of k-tile kt (A rows i0.., B columns j0..) into stage
+// s: two groups of four floats of A, one of B. Edges false: n is a multiple
+// of the tiles, and only k-tiles past the last one (the pipeline's run-out)
+// are outside.
 template <bool Edges>
-[[gnu::always_inline]] inline void issue_tile(TEAM float *as, TEAM float *bs, int s, int n, const float *A, const float *B, int i0, int j0,
-                       int kt, int tid) {
+[[gnu::always_inline]] inline void issue_tile(TEAM float *as, TEAM float *bs, int s, int n, const float *A,
+                                              const float *B, int i0, int j0, int kt, int tid) {
   const int k0 = kt * GK;
 #pragma omp unroll full
-  for (int q = 0; q < GM * GK / 4 / GT; ++q) {  // 2 groups of four floats of A
+  for (int q = 0; q < GM * GK / 4 / GT; ++q) {
     const int e = tid + q * GT, r = e / (GK / 4), c = e % (GK / 4) * 4;
     const bool inside = Edges ? i0 + r < n && k0 + c < n : k0 < n;
-    const float *src = inside ? A + static_cast<std::size_t>(i0 + r) * n + k0 + c : A;
-#pragma omp unroll full
-    for (int l = 0; l < 4; ++l) copy_async<4>(as + a_at(s, c + l, r), src + (inside ? l : 0), inside);
+    copy_async(as + a_at(s, r, c), inside ? A + static_cast<std::size_t>(i0 + r) * n + k0 + c : A, inside);
   }
-  const int r = tid / (GN / 4), c = tid % (GN / 4) * 4;  // one group of four floats of B
+  const int r = tid / (GN / 4), c = tid % (GN / 4) * 4;
   const bool inside = Edges ? k0 + r < n && j0 + c < n : k0 < n;
-  copy_async<16>(bs + b_at(s, r, c), inside ? B + static_cast<std::size_t>(k0 + r) * n + j0 + c : B, inside);
+  copy_async(bs + b_at(s, r, c), inside ? B + static_cast<std::size_t>(k0 + r) * n + j0 + c : B, inside);
 }
 
-// One k-tile's product for thread (ty, tx): as gemm.cpp's multiply_tile.
-[[gnu::always_inline]] inline void multiply_stage(float (&acc)[16][8], const TEAM float *as, const TEAM float *bs, int s, int ty, int tx) {
+// One k-tile's product for thread (ty, tx), rows and columns as in gemm.cpp:
+// per four k, one Float4 of A per row, then per k two of B and 128
+// multiply-adds.
+[[gnu::always_inline]] inline void multiply_stage(float (&acc)[16][8], const TEAM float *as, const TEAM float *bs,
+                                                  int s, int ty, int tx) {
 #pragma omp unroll full
-  for (int k = 0; k < GK; ++k) {
-    float a[16], b[8];
-#pragma omp unroll full
-    for (int g = 0; g < 4; ++g) {
-      const Float4 v = *reinterpret_cast<const TEAM Float4 *>(as + a_at(s, k, g * 64 + ty * 4));
-      for (int l = 0; l < 4; ++l) a[4 * g + l] = v[l];
-    }
-#pragma omp unroll full
-    for (int g = 0; g < 2; ++g) {
-      const Float4 v = *reinterpret_cast<const TEAM Float4 *>(bs + b_at(s, k, g * 64 + tx * 4));
-      for (int l = 0; l < 4; ++l) b[4 * g + l] = v[l];
-    }
+  for (int k4 = 0; k4 < GK; k4 += 4) {
+    Float4 a[16];
 #pragma omp unroll full
     for (int r = 0; r < 16; ++r)
+      a[r] = *reinterpret_cast<const TEAM Float4 *>(as + a_at(s, (r / 4) * 64 + ty * 4 + r % 4, k4));
 #pragma omp unroll full
-      for (int c = 0; c < 8; ++c) acc[r][c] += a[r] * b[c];
+    for (int kk = 0; kk < 4; ++kk) {
+      float b[8];
+#pragma omp unroll full
+      for (int g = 0; g < 2; ++g) {
+        const Float4 v = *reinterpret_cast<const TEAM Float4 *>(bs + b_at(s, k4 + kk, g * 64 + tx * 4));
+        for (int l = 0; l < 4; ++l) b[4 * g + l] = v[l];
+      }
+#pragma omp unroll full
+      for (int r = 0; r < 16; ++r)
+#pragma omp unroll full
+        for (int c = 0; c < 8; ++c) acc[r][c] += a[r][kk] * b[c];
+    }
   }
 }
 #pragma omp end declare target
@@ -263,7 +261,7 @@ void sgemm_teams(int n, const float *A, const float *B, float *C) {
   // SNIPPET(bare-sgemm)
 #pragma omp target teams ompx_bare num_teams(tiles) thread_limit(GT) map(to : A[0:nn], B[0:nn]) map(from : C[0:nn])
   {
-    [[clang::loader_uninitialized]] static float As[a_at(GStages, 0, 0)];  // 37 KB of `.shared` in all
+    [[clang::loader_uninitialized]] static float As[a_at(GStages, 0, 0)];  // 36 KB of `.shared` in all
     [[clang::loader_uninitialized]] static float Bs[b_at(GStages, 0, 0)];
 #pragma omp allocate(As, Bs) allocator(omp_pteam_mem_alloc)
     TEAM float *const as = team_pointer(As), *const bs = team_pointer(Bs);
@@ -320,7 +318,7 @@ bool sgemm(int n, const float *A, const float *B, float *C) {
   if (n <= 0 || n % 4 != 0) return false;
   bool done = false;
   // As gemm.cpp's kernel: map, then test the device copies' alignment (the
-  // copies move 16 bytes of B, the results are stored 16 at a time).
+  // copies move 16 bytes, the results are stored 16 at a time).
 #pragma omp target data map(to : A[0:nn], B[0:nn]) map(from : C[0:nn])
   {
     const int dev = omp_get_default_device();
