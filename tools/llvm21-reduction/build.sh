@@ -13,7 +13,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(cd "$here/../.." && pwd); t=$repo/tools/llvm21-sass
 src=$(readlink -f "${SRC:-$here/repro.cpp}")  # SRC (another source), DEFS (more -D flags): variants
-R=${ROOT:-/var/cache/course-clean-room/work/trixie-yS0iRG}; W=${WORK:-/tmp/llvm21-reduction}
+R=${ROOT:-$(ls -d "${COURSE_CLEAN_ROOT_CACHE:-/var/cache/course-clean-room}"/work/trixie-* 2>/dev/null | head -1)}
+[ -n "$R" ] && [ -d "$R" ] || { echo "$(basename "$0"): no Debian 13 root (make one: scripts/clean-room.sh --dist trixie --keep; or set ROOT)" >&2; exit 2; }; W=${WORK:-/tmp/llvm21-reduction}
 cuda=$(readlink -f /usr/local/cuda); RW=/tmp/llvm21-reduction; mounted=()
 cleanup() {
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount "${mounted[$i]}" || umount -l "${mounted[$i]}"; done

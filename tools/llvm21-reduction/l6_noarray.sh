@@ -5,7 +5,8 @@
 # build.sh's SASS counts are wanted for reduction_clause<double>: here printed by sass-count lines.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); t=$(cd "$here/.." && pwd)/llvm21-sass
-R=${ROOT:-/var/cache/course-clean-room/work/trixie-yS0iRG}; W=/tmp/l6noarray; cuda=$(readlink -f /usr/local/cuda); mounted=()
+R=${ROOT:-$(ls -d "${COURSE_CLEAN_ROOT_CACHE:-/var/cache/course-clean-room}"/work/trixie-* 2>/dev/null | head -1)}
+[ -n "$R" ] && [ -d "$R" ] || { echo "$(basename "$0"): no Debian 13 root (make one: scripts/clean-room.sh --dist trixie --keep; or set ROOT)" >&2; exit 2; }; W=/tmp/l6noarray; cuda=$(readlink -f /usr/local/cuda); mounted=()
 cleanup() { for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount "${mounted[$i]}" || umount -l "${mounted[$i]}"; done; rm -rf "${R:?}$W"; }
 trap cleanup EXIT
 mnt() { mountpoint -q "$2" && { echo "$2 already mounted, left as is"; return; }; mkdir -p "$2"; mount "${@:3}" "$1" "$2"; mounted+=("$2"); }

@@ -4,7 +4,8 @@
 # -save-temps (temps in the root's /tmp/h12l6, not in build21d); copies the linked PTX and cubin to $OUT (default /tmp/h12/l21). Mounts proc, dev
 # and this machine's CUDA 13 read-only into the root, unmounts them on exit. Then: sass.sh.
 set -euo pipefail
-R=${ROOT:-/var/cache/course-clean-room/work/trixie-yS0iRG}; OUT=${OUT:-/tmp/h12/l21}
+R=${ROOT:-$(ls -d "${COURSE_CLEAN_ROOT_CACHE:-/var/cache/course-clean-room}"/work/trixie-* 2>/dev/null | head -1)}
+[ -n "$R" ] && [ -d "$R" ] || { echo "$(basename "$0"): no Debian 13 root (make one: scripts/clean-room.sh --dist trixie --keep; or set ROOT)" >&2; exit 2; }; OUT=${OUT:-/tmp/h12/l21}
 cuda=$(readlink -f /usr/local/cuda); mounted=()
 cleanup() { for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount "${mounted[$i]}" || umount -l "${mounted[$i]}"; done; }
 trap cleanup EXIT
