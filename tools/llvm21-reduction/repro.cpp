@@ -1,5 +1,5 @@
 // repro.cpp: `reduction(+ : s)` over doubles, LLVM 21.1.8 -foffload-lto vs LLVM 19 (sm_90).
-// Issue #54: in lesson 6's LLVM 21 LTO link the double kernel CALLs the in-team combine
+// In lesson 6's LLVM 21 LTO link the double kernel CALLs the in-team combine
 // __kmpc_nvptx_parallel_reduce_nowait_v2 (partial through local memory), 2.17x slower on an H200.
 // Guess tested here: the 256-bin array reduction in the same link causes it. build.sh builds this
 // with and without -DWITH_ARRAY_REDUCTION (clang 19 / 21) and reads the SASS: compiled, not run,
@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
-// The kernel of issue #54 (lesson 6's reduction_clause<double>, s mapped explicitly).
+// The slow kernel (lesson 6's reduction_clause<double>, s mapped explicitly).
 double sum(const double *x, std::size_t n) {
   double s = 0;
 #pragma omp target teams distribute parallel for reduction(+ : s) map(tofrom : s)

@@ -1,6 +1,6 @@
 // repro_min.cpp: the smallest program found that makes LLVM 21.1.8 (-foffload-lto, sm_90) CALL the
 // in-team combine __kmpc_nvptx_parallel_reduce_nowait_v2 out of line from a `reduction(+ : s)` kernel
-// over doubles (issue #54; lesson 6's reduction_clause<double>), while LLVM 19 inlines it.
+// over doubles (lesson 6's reduction_clause<double>), while LLVM 19 inlines it.
 // Three kernels: the same reduction over int, then over double, then one generic-mode `omp target`
 // (no parallel in it; lesson 6's link has one: common/src/device.cpp's probe_offload).
 // Why (LLVM 21's LTO inliner remarks: opt -passes='lto<O3>' -pass-remarks-missed=inline on the
@@ -48,7 +48,7 @@ int sum(const int *x, std::size_t n) {  // the other caller of the combine (less
 #endif
 
 #ifndef DOUBLE_FIRST
-// The kernel of issue #54.
+// The slow kernel.
 double sum(const double *x, std::size_t n) {
   double s = 0;
 #pragma omp target teams distribute parallel for reduction(+ : s) map(to : x[0:n])

@@ -7,7 +7,7 @@
 # ptxas <= 12.6, CUDA 13's cubins it rejects); CUDA19/CUDA21 set one each.
 # nvdisasm is taken from $NVDISASM, $CUDA/bin or PATH (none: no SASS counts, the programs are still built).
 # ONLY=19 or ONLY=21 builds one toolchain's pair (clang 21 may live in another root than clang 19).
-# Issue 54's H200 runs of these programs and lesson 6 under both LLVMs: gpu/ (gpu/README.md).
+# The H200 runs of these programs and lesson 6 under both LLVMs: gpu/ (gpu/README.md).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 CLANG19=${CLANG19:-clang++-19} CLANG21=${CLANG21:-clang++-21} ARCH=${ARCH:-sm_90}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# build21.sh (as root, here, no GPU): builds the LLVM 21 side of issue 54's H200 comparison in the kept
+# build21.sh (as root, here, no GPU): builds the LLVM 21 side of the H200 comparison of LLVM 19 and 21 in the kept
 # Debian 13 root: lesson06 in its /root/course/build21d (nvptx, -foffload-lto), after checking that the
 # root's copy of lesson 6, reference/lesson06_*, common/ and cmake/ equals the working tree's; and
-# sgemm_repro.cpp with clang++-21 (-foffload-lto, +/- -DFIX) and CUDA 13's ptxas, in the root's /tmp/x54.
+# sgemm_repro.cpp with clang++-21 (-foffload-lto, +/- -DFIX) and CUDA 13's ptxas, in the root's /tmp/l21cmp.
 # Mounts proc, dev and this machine's CUDA 13 (read-only) into the root, unmounts them on exit.
 #   sudo tools/llvm21-sass/gpu/build21.sh          then: tools/llvm21-sass/gpu/pack.sh 21
 # ROOT: the Debian 13 root (default: the one ${COURSE_CLEAN_ROOT_CACHE:-/var/cache/course-clean-room}/work/trixie-*;
@@ -26,11 +26,11 @@ mnt() { mountpoint -q "$2" && { echo "build21.sh: $2 already mounted (someone el
 mnt proc "$R/proc" -t proc
 mnt /dev "$R/dev" --bind
 mnt "$cuda" "$R$cuda" --bind -o ro
-rm -rf "$R/tmp/x54" && mkdir -p "$R/tmp/x54"
-cp "$repo/tools/llvm21-sass/repro.sh" "$repo/tools/llvm21-sass/sgemm_repro.cpp" "$R/tmp/x54/"
-cp "${NVDISASM:-/opt/cuda118/bin/nvdisasm}" "$R/tmp/x54/nvdisasm" 2>/dev/null || true
+rm -rf "$R/tmp/l21cmp" && mkdir -p "$R/tmp/l21cmp"
+cp "$repo/tools/llvm21-sass/repro.sh" "$repo/tools/llvm21-sass/sgemm_repro.cpp" "$R/tmp/l21cmp/"
+cp "${NVDISASM:-/opt/cuda118/bin/nvdisasm}" "$R/tmp/l21cmp/nvdisasm" 2>/dev/null || true
 in_root() { chroot "$R" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin /bin/bash -c "$1"; }
 echo "build21.sh: lesson06 in $R/root/course/build21d"
 in_root "cd /root/course && cmake --build build21d --target lesson06 -j2 2>&1 | tail -3"
 echo "build21.sh: sgemm_repro with clang++-21 -foffload-lto, CUDA 13 ptxas"
-in_root "cd /tmp/x54 && ONLY=21 CUDA21=$cuda NVDISASM=/tmp/x54/nvdisasm OUT_DIR=/tmp/x54/repro-build ./repro.sh"
+in_root "cd /tmp/l21cmp && ONLY=21 CUDA21=$cuda NVDISASM=/tmp/l21cmp/nvdisasm OUT_DIR=/tmp/l21cmp/repro-build ./repro.sh"

@@ -1,11 +1,11 @@
 # common.sh -- sourced by build21.sh and pack.sh (not run on its own): the repository root,
 # the git-ignored folder the bundles go to, and the kept Debian 13 root (LLVM 21) to build in.
-#   . "$(dirname "$0")/common.sh"    sets repo, x54; find_root sets R (and dies if none)
+#   . "$(dirname "$0")/common.sh"    sets repo, l21cmp; find_root sets R (and dies if none)
 # shellcheck shell=bash
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 # shellcheck disable=SC2034  # used by the scripts that source this
-x54=$repo/gpu-carry/x54   # git-ignored scratch (.git/info/exclude): bundles, build outputs
-die() { echo "x54: error: $*" >&2; exit 2; }
+l21cmp=$repo/gpu-carry/l21cmp   # git-ignored scratch (.git/info/exclude): bundles, build outputs
+die() { echo "l21cmp: error: $*" >&2; exit 2; }
 # R: $ROOT, else the one trixie-* root that `scripts/clean-room.sh --dist trixie --keep` left in
 # ${COURSE_CLEAN_ROOT_CACHE:-/var/cache/course-clean-room}/work (README.md: how to make it).
 find_root() {

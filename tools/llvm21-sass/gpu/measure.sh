@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# measure.sh (on the GPU node): issue 54's H200 measurements of one toolchain's bundle, LLVM 19 or 21.
+# measure.sh (on the GPU node): the H200 measurements (LLVM 19 against 21) of one toolchain's bundle, LLVM 19 or 21.
 #   bash tools/llvm21-sass/gpu/measure.sh 19|21 RUNTIME.tar.xz      (run19.sh / run21.sh call it)
-# The bundle: gpu-carry/x54/bNN/ under the repository root (unpack gpu-carry/x54/bNN.tar.xz there
-# first; pack.sh makes it), or $X54_BUNDLE. RUNTIME.tar.xz: the LLVM runtime pack (gpu-carry/rtNN.tar.xz).
+# The bundle: gpu-carry/l21cmp/bNN/ under the repository root (unpack gpu-carry/l21cmp/bNN.tar.xz there
+# first; pack.sh makes it), or $CMP_BUNDLE. RUNTIME.tar.xz: the LLVM runtime pack (gpu-carry/rtNN.tar.xz).
 # Fails at once, with one line, where the bundle, the pack or an NVIDIA GPU is missing.
-# Writes everything under $OUT/x54-llvmNN/ ($OUT unset: /tmp/x54-out); stdout: the summary table.
+# Writes everything under $OUT/l21cmp-llvmNN/ ($OUT unset: /tmp/l21cmp-out); stdout: the summary table.
 #  1. sgemm_repro (tools/llvm21-sass/sgemm_repro.cpp) and its -DFIX build at 4096^2: the program's own
 #     median of 20 calls, then under ncu (5 launches): gpu__time_duration.sum, grid, block, registers.
 #  2. lesson06 (lesson 6's solution program): its own table at its default size (n = 2^28, 20 runs per row);
@@ -18,12 +18,12 @@
 set -uo pipefail
 v=${1:?usage: measure.sh 19|21 RUNTIME.tar.xz}; pack=${2:?usage: measure.sh 19|21 RUNTIME.tar.xz}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd); repo=$(cd "$here/../../.." && pwd)
-b=${X54_BUNDLE:-$repo/gpu-carry/x54/b$v}
-die() { echo "x54: error: $*" >&2; exit 2; }
+b=${CMP_BUNDLE:-$repo/gpu-carry/l21cmp/b$v}
+die() { echo "l21cmp: error: $*" >&2; exit 2; }
 case "$v" in 19|21) ;; *) die "toolchain must be 19 or 21, got '$v'" ;; esac
 [ -f "$pack" ] || die "runtime pack '$pack' not found (carry gpu-carry/rt$v.tar.xz)"
 pack=$(cd "$(dirname "$pack")" && pwd)/$(basename "$pack")
-[ -d "$b" ] || die "no bundle folder $b: unpack it first (tar xJf gpu-carry/x54/b$v.tar.xz from the repository root; pack.sh makes it)"
+[ -d "$b" ] || die "no bundle folder $b: unpack it first (tar xJf gpu-carry/l21cmp/b$v.tar.xz from the repository root; pack.sh makes it)"
 for f in gpu-node.sh course-env.json lesson06 sgemm-llvm$v sgemm-llvm$v-fix; do
   [ -e "$b/$f" ] || die "bundle $b lacks $f"
 done
@@ -31,10 +31,10 @@ done
 gpus=$(find /dev -maxdepth 1 -name 'nvidia[0-9]*' 2>/dev/null | wc -l)
 command -v nvidia-smi >/dev/null && gpus=$((gpus + $(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')))
 [ "$gpus" -gt 0 ] || die "no NVIDIA GPU on this machine (nvidia-smi -L lists none / no /dev/nvidiaN): run it on the GPU node (tools/llvm21-sass/gpu/README.md)"
-o=${OUT:-/tmp/x54-out}/x54-llvm$v; mkdir -p "$o"; : > "$o/steps.log"
+o=${OUT:-/tmp/l21cmp-out}/l21cmp-llvm$v; mkdir -p "$o"; : > "$o/steps.log"
 gn() { "$b/gpu-node.sh" "$pack" "$@"; }
 t0=$SECONDS
-step() { echo "x54: [$((SECONDS - t0)) s] $*" >> "$o/steps.log"; }
+step() { echo "l21cmp: [$((SECONDS - t0)) s] $*" >> "$o/steps.log"; }
 { command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader; } > "$o/gpu.txt" 2>&1 || echo "no nvidia-smi" > "$o/gpu.txt"
 cp "$b/BUILD.txt" "$o/" 2>/dev/null || true
 # The pack unpacked once, before anything is timed (gpu-node.sh's own lines; it finds it there then).
@@ -78,4 +78,4 @@ step "lesson06 under ncu"
 under_ncu ncu-lesson06 'reduction_clause|sum_impl' 0 120 "$b/lesson06" --reps 3 --slow-n 65536
 step "done"
 python3 "$here/summarize.py" "$v" "$o" | tee "$o/summary.txt"
-echo "x54: everything in $o ($((SECONDS - t0)) s)"
+echo "l21cmp: everything in $o ($((SECONDS - t0)) s)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Issue 54: prints the summary table of one toolchain's measure.sh run (sgemm_repro, lesson06's rows,
+"""Prints the summary table of one toolchain's measure.sh run (sgemm_repro, lesson06's rows,
 launch shapes, ncu kernel tables) from the files measure.sh left in DIR. measure.sh calls it:
-    python3 tools/llvm21-sass/gpu/summarize.py 19|21 DIR        (DIR: $OUT/x54-llvmNN)"""
+    python3 tools/llvm21-sass/gpu/summarize.py 19|21 DIR        (DIR: $OUT/l21cmp-llvmNN)"""
 import csv, io, os, re, statistics, sys
 from collections import Counter, OrderedDict
 
@@ -88,7 +88,7 @@ def ncu_table(name, title):
 
 
 gpu = (read("gpu.txt") or "?").strip().splitlines()
-print("x54 LLVM %s | GPU: %s | bundle: %s" % (v, gpu[0] if gpu else "?",
+print("l21cmp LLVM %s | GPU: %s | bundle: %s" % (v, gpu[0] if gpu else "?",
       ((read("BUILD.txt") or "?").strip().splitlines() or ["?"])[0]))
 ncu = (read("ncu.txt") or "").strip().splitlines()
 print("ncu: %s" % (" ".join(ncu) if ncu else "?"))
