@@ -5,7 +5,7 @@
 # -DDOUBLE_FIRST), and prints for the double kernel (sum(const double*)): SASS size, LDL/STL, CALL,
 # whether it calls __kmpc_nvptx_parallel_reduce_nowait_v2 and whether that survives as a function;
 # for clang 21 also LLVM's inliner remark on that call (opt -passes='lto<O3>' on the linked bitcode,
-# which gives the same result as the link). SASS as build.sh reads it (nvdisasm 11.8; CUDA 13 cubins
+# which gives the same result as the link). SASS read with nvdisasm 11.8 (CUDA 13 cubins
 # through patchelf13.py and norel.py, the callee named from `readelf -r`). Scratch: $W here and
 # the root's /tmp/llvm21-reduction-min, removed on exit. DIST=dir copies the binaries for a GPU run.
 set -euo pipefail

@@ -2,7 +2,7 @@
 # l6_noarray.sh (as root, no GPU): the real lesson06 LTO link of build21d (LLVM 21, CUDA 13 ptxas) in
 # the Debian 13 root, twice: as built, and with the solution's count_bins_reduction using an atomic
 # instead of `reduction(+ : hist[0:hist_bins])` (atomics.cpp recompiled with build21d's flags). Then
-# build.sh's SASS counts are wanted for reduction_clause<double>: here printed by sass-count lines.
+# Prints the SASS counts of reduction_clause<double> in each (sass-count lines).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); t=$(cd "$here/.." && pwd)/llvm21-sass
 R=${ROOT:-$(ls -d "${COURSE_CLEAN_ROOT_CACHE:-/var/cache/course-clean-room}"/work/trixie-* 2>/dev/null | head -1)}
