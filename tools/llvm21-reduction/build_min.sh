@@ -11,25 +11,21 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(cd "$here/../.." && pwd); t=$repo/tools/llvm21-sass
 src=$here/repro_min.cpp
-R=${ROOT:-$(ls -d "${COURSE_CLEAN_ROOT_CACHE:-/var/cache/course-clean-room}"/work/trixie-* 2>/dev/null | head -1)}
-[ -n "$R" ] && [ -d "$R" ] || { echo "$(basename "$0"): no Debian 13 root (make one: scripts/clean-room.sh --dist trixie --keep; or set ROOT)" >&2; exit 2; }; W=${WORK:-/tmp/llvm21-reduction-min}
-cuda=$(readlink -f /usr/local/cuda); RW=/tmp/llvm21-reduction-min; mounted=()
-cleanup() {
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount "${mounted[$i]}" || umount -l "${mounted[$i]}"; done
-  rm -rf "${R:?}$RW" "${W:?}"
-}
+# shellcheck source=../llvm21-sass/root.sh
+. "$t/root.sh"
+find_root; W=${WORK:-/tmp/llvm21-reduction-min}; RW=/tmp/llvm21-reduction-min
+cleanup() { unmount_root; rm -rf "${R:?}$RW" "${W:?}"; }
 trap cleanup EXIT
-mnt() { mountpoint -q "$2" && { echo "$2 already mounted, left as is"; return; }; mkdir -p "$2"; mount "${@:3}" "$1" "$2"; mounted+=("$2"); }
 common="-O3 -DNDEBUG -std=c++20 -fopenmp --offload-arch=sm_90 -fopenmp-targets=nvptx64-nvidia-cuda -Wno-pass-failed -save-temps"
 rm -rf "$W" && mkdir -p "$W"
 b19() { mkdir -p "$W/$1" && (cd "$W/$1" && clang++-19 $common --cuda-path=$repo/.deps/cuda "${@:2}" "$src" -o repro_min); }
 b19 c19 --libomptarget-nvptx-bc-path=/usr/lib/llvm-19/lib/libomptarget-nvptx-sm_90.bc
 b19 c19lto -foffload-lto
-mnt proc "$R/proc" -t proc; mnt /dev "$R/dev" --bind; mnt "$cuda" "$R$cuda" --bind -o ro
+mount_root
 rm -rf "$R$RW" && mkdir -p "$R$RW" && cp "$src" "$R$RW/repro_min.cpp"
 for v in c21 c21-NO_GENERIC c21-NO_INT c21-DOUBLE_FIRST; do
   d=""; [ $v = c21 ] || d=-D${v#c21-}
-  chroot "$R" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH=/usr/lib/llvm-21/bin:/usr/bin:/bin /bin/bash -c \
+  in_root \
     "mkdir -p $RW/$v && cd $RW/$v && clang++ $common --cuda-path=$cuda -foffload-lto $d ../repro_min.cpp -o repro_min &&
      opt -passes='lto<O3>' -pass-remarks=inline -pass-remarks-missed=inline repro_min.nvptx64.sm_90.img.0.2.internalize.bc \
        -o /dev/null 2>&1 | grep \"'__kmpc_nvptx_parallel_reduce_nowait_v2' .*_Z3sumPKdm_l[0-9]*_omp_outlined_omp_outlined'\" \

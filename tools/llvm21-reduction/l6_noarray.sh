@@ -5,12 +5,12 @@
 # Prints the SASS counts of reduction_clause<double> in each (sass-count lines).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); t=$(cd "$here/.." && pwd)/llvm21-sass
-R=${ROOT:-$(ls -d "${COURSE_CLEAN_ROOT_CACHE:-/var/cache/course-clean-room}"/work/trixie-* 2>/dev/null | head -1)}
-[ -n "$R" ] && [ -d "$R" ] || { echo "$(basename "$0"): no Debian 13 root (make one: scripts/clean-room.sh --dist trixie --keep; or set ROOT)" >&2; exit 2; }; W=/tmp/l6noarray; cuda=$(readlink -f /usr/local/cuda); mounted=()
-cleanup() { for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount "${mounted[$i]}" || umount -l "${mounted[$i]}"; done; rm -rf "${R:?}$W"; }
+# shellcheck source=../llvm21-sass/root.sh
+. "$t/root.sh"
+find_root; W=/tmp/l6noarray
+cleanup() { unmount_root; rm -rf "${R:?}$W"; }
 trap cleanup EXIT
-mnt() { mountpoint -q "$2" && { echo "$2 already mounted, left as is"; return; }; mkdir -p "$2"; mount "${@:3}" "$1" "$2"; mounted+=("$2"); }
-mnt proc "$R/proc" -t proc; mnt /dev "$R/dev" --bind; mnt "$cuda" "$R$cuda" --bind -o ro
+mount_root
 b=/root/course/build21d; s=/root/course/solutions/06-atomic-reductions/atomics.cpp
 objs=$(sed -n 's,^build lessons/06-atomic-reductions/lesson06: [^ ]* \(.*\) || .*,\1,p' "$R$b/build.ninja" | tr ' ' '\n' | sed "s,^,$b/," | tr '\n' ' ')
 rm -rf "$R$W" && mkdir -p "$R$W/with" "$R$W/without"
@@ -18,7 +18,7 @@ sed 's,^#pragma omp target teams distribute parallel for reduction(+ : hist\[0:h
 grep -c 'reduction(+ : hist' "$R$W/atomics.cpp" && exit 1 || true  # the array reduction must be gone
 f="-O3 -DNDEBUG -std=c++20 -fopenmp --offload-arch=sm_90 -fopenmp-targets=nvptx64-nvidia-cuda --cuda-path=$cuda -foffload-lto -Wno-pass-failed"
 inc="-I/root/course/lessons/06-atomic-reductions -I$b/generated -I/root/course/common/include -include $b/generated/course/config.hpp"
-chroot "$R" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH=/usr/lib/llvm-21/bin:/usr/bin:/bin /bin/bash -c "set -e
+in_root "set -e
   cd $W && clang++ $f $inc -c atomics.cpp -o atomics.o
   cd $W/with && clang++ $f -save-temps $objs -o lesson06 -ldl
   cd $W/without && clang++ $f -save-temps \$(echo $objs | tr ' ' '\n' | sed 's,.*solutions/06-atomic-reductions/atomics.cpp.o,$W/atomics.o,') -o lesson06 -ldl"

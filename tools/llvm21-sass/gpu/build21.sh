@@ -11,25 +11,17 @@
 set -euo pipefail
 # shellcheck source=common.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/common.sh"
-find_root
-cuda=$(readlink -f "${CUDA13:-/usr/local/cuda}")
-[ -x "$cuda/bin/ptxas" ] || die "no CUDA at $cuda (set CUDA13=DIR, CUDA 13)"
+find_build_root
 # The root's copy must hold the working tree's lesson 6, or the bundle would not measure it.
 for p in "$repo"/lessons/06-* "$repo"/common "$repo"/cmake "$repo"/reference/lesson06_*; do
   q=$R/root/course/${p#"$repo"/}
   diff -rq "$p" "$q" >/dev/null 2>&1 || die "the root's $q differs from the working tree's (update the copy: scripts/clean-room.sh --root $R --dist trixie -- true)"
 done
-mounted=()
-cleanup() { for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount "${mounted[$i]}" || umount -l "${mounted[$i]}"; done; }
-trap cleanup EXIT
-mnt() { mountpoint -q "$2" && { echo "build21.sh: $2 already mounted (someone else's?), left as is"; return; }; mkdir -p "$2"; mount "${@:3}" "$1" "$2"; mounted+=("$2"); }
-mnt proc "$R/proc" -t proc
-mnt /dev "$R/dev" --bind
-mnt "$cuda" "$R$cuda" --bind -o ro
+trap unmount_root EXIT
+mount_root
 rm -rf "$R/tmp/l21cmp" && mkdir -p "$R/tmp/l21cmp"
 cp "$repo/tools/llvm21-sass/repro.sh" "$repo/tools/llvm21-sass/sgemm_repro.cpp" "$R/tmp/l21cmp/"
 cp "${NVDISASM:-/opt/cuda118/bin/nvdisasm}" "$R/tmp/l21cmp/nvdisasm" 2>/dev/null || true
-in_root() { chroot "$R" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin /bin/bash -c "$1"; }
 echo "build21.sh: lesson06 in $R/root/course/build21d"
 in_root "cd /root/course && cmake --build build21d --target lesson06 -j2 2>&1 | tail -3"
 echo "build21.sh: sgemm_repro with clang++-21 -foffload-lto, CUDA 13 ptxas"

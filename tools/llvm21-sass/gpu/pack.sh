@@ -35,7 +35,7 @@ for v in "${sides[@]}"; do
     { echo "LLVM 19, packed at $commit: $(clang++-19 --version | head -1); lesson06 from ${nvptx#"$repo"/} ($(stat -c %y "$l6" | cut -d. -f1)), ptxas $("$cuda19/bin/ptxas" --version | tail -1)"
       echo "sgemm-llvm19[-fix]: tools/llvm21-sass/repro.sh ONLY=19 (clang++-19 -O3 -fopenmp --offload-arch=sm_90 [-DFIX], CUDA 11.8 ptxas)"; } > "$b/BUILD.txt"
   else
-    find_root
+    find_build_root
     l6=$(ls "$R"/root/course/build21d/lessons/06-*/lesson06) || die "no lesson06 in $R/root/course/build21d: run build21.sh first"
     [ -f "$R/tmp/l21cmp/repro-build/llvm21/sgemm" ] || die "no $R/tmp/l21cmp/repro-build/llvm21/sgemm: run build21.sh first"
     rm -rf "$b"; mkdir -p "$b"

@@ -4,18 +4,14 @@
 # -save-temps (temps in the root's /tmp/h12l6, not in build21d); copies the linked PTX and cubin to $OUT (default /tmp/h12/l21). Mounts proc, dev
 # and this machine's CUDA 13 read-only into the root, unmounts them on exit. Then: sass.sh.
 set -euo pipefail
-R=${ROOT:-$(ls -d "${COURSE_CLEAN_ROOT_CACHE:-/var/cache/course-clean-room}"/work/trixie-* 2>/dev/null | head -1)}
-[ -n "$R" ] && [ -d "$R" ] || { echo "$(basename "$0"): no Debian 13 root (make one: scripts/clean-room.sh --dist trixie --keep; or set ROOT)" >&2; exit 2; }; OUT=${OUT:-/tmp/h12/l21}
-cuda=$(readlink -f /usr/local/cuda); mounted=()
-cleanup() { for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount "${mounted[$i]}" || umount -l "${mounted[$i]}"; done; }
-trap cleanup EXIT
-mnt() { mountpoint -q "$2" && { echo "$2 already mounted, left as is"; return; }; mkdir -p "$2"; mount "${@:3}" "$1" "$2"; mounted+=("$2"); }
-mnt proc "$R/proc" -t proc
-mnt /dev "$R/dev" --bind
-mnt "$cuda" "$R$cuda" --bind -o ro
+# shellcheck source=../root.sh
+. "$(dirname "$0")/../root.sh"
+find_root; OUT=${OUT:-/tmp/h12/l21}
+trap unmount_root EXIT
+mount_root
 b=/root/course/build21d; objs=$(sed -n 's,^build lessons/06-atomic-reductions/lesson06: [^ ]* \(.*\) || .*,\1,p' "$R$b/build.ninja" | tr ' ' '\n' | sed "s,^,$b/," | tr '\n' ' ')
 rm -rf "$R/tmp/h12l6" && mkdir -p "$R/tmp/h12l6"
-chroot "$R" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH=/usr/lib/llvm-21/bin:/usr/bin:/bin /bin/bash -c \
+in_root \
   "cd /tmp/h12l6 && clang++ -O3 -DNDEBUG -fopenmp --offload-arch=sm_90 -fopenmp-targets=nvptx64-nvidia-cuda --cuda-path=$cuda \
    -foffload-lto -save-temps $objs -o lesson06 -ldl && ls"
 mkdir -p "$OUT"; cp "$R"/tmp/h12l6/*.s "$R"/tmp/h12l6/*.cubin "$OUT"/ 2>/dev/null || true
