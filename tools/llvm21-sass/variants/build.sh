@@ -12,7 +12,7 @@
 # VARIANTS="base a_pairs ..." picks variants (default: base and every *.diff here).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../gpu/common.sh
+# shellcheck source=../gpu/common.sh source-path=SCRIPTDIR
 . "$here/../gpu/common.sh"
 sides=("$@"); [ ${#sides[@]} -gt 0 ] || sides=(19 21)
 for v in "${sides[@]}"; do case "$v" in 19|21) ;; *) die "usage: build.sh [19] [21], got '$v'" ;; esac; done

@@ -22,7 +22,7 @@ cat "$b/BUILD.txt"
 bad=0; results=()
 for ((r = 1; r <= rounds; r++)); do
   for p in "${progs[@]}"; do
-    out=$(bash "$b/gpu-node.sh" "$pack" "$b/$p" --n 4096 --bodies 64 --matrix ${VAR_MATRIX:-4096} --reps 20 --only-yours 2>&1)
+    out=$(bash "$b/gpu-node.sh" "$pack" "$b/$p" --n 4096 --bodies 64 --matrix "${VAR_MATRIX:-4096}" --reps 20 --only-yours 2>&1)
     rc=$?
     row=$(printf '%s\n' "$out" | grep -A1 '^SGEMM' | tail -1)
     ms=$(printf '%s\n' "$row" | sed -n 's/.* \([0-9.]*\) ms .*/\1/p')
