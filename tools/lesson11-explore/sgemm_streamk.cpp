@@ -17,9 +17,12 @@
 // matmul), compiled with the course's flags. The variant includes the same
 // file (without gemm.inc), so it inlines the same multiply_tile.
 //
-//   sgemm_streamk [--n 1,97,1000,4099,4096] [--teams L] [--reps R]
+//   sgemm_streamk [--n 1,97,1000,4099,4096] [--teams L] [--reps R] [--dp-waves W]
 // L: the stream-K league (default: the device's multiprocessors on a GPU,
-// the host's processors on the host device). Checks C of both kernels
+// the host's processors on the host device). W (default 0, pure stream-K):
+// whole-tile waves handed out first as gemm_exact does, the split only for
+// the tiles after them (the hybrid CUTLASS's stream-K defaults to; see
+// README.md). Checks C of both kernels
 // against a double-precision product with the course's bound
 // (tests/lesson11_matching_the_vendor.cpp's check_gemm: course::check_close
 // with matmul_tolerance(n), common/include/course/verify.hpp), after the
@@ -52,16 +55,17 @@ using namespace lesson11;
 
 namespace {
 
-// A positive int from s, the whole of it; false otherwise.
-bool positive(const std::string &s, int &out) {
+// An int >= lo from s, the whole of it; false otherwise.
+bool at_least(const std::string &s, int lo, int &out) {
   if (s.empty() || s[0] == '-' || s[0] == '+') return false;
   errno = 0;
   char *e = nullptr;
   const long v = std::strtol(s.c_str(), &e, 10);
-  if (errno != 0 || *e != '\0' || v < 1 || v > INT_MAX) return false;
+  if (errno != 0 || *e != '\0' || v < lo || v > INT_MAX) return false;
   out = static_cast<int>(v);
   return true;
 }
+bool positive(const std::string &s, int &out) { return at_least(s, 1, out); }
 
 // Comma-separated positive ints, at least one; false on anything else.
 bool positive_list(const std::string &s, std::vector<int> &out) {
@@ -143,10 +147,12 @@ int main(int argc, char **argv) {
   const course::DeviceInfo &dev = course::device_info();
   std::vector<int> ns = {1, 97, 1000, 4099, 4096};
   int teams = dev.is_gpu() ? dev.multiprocessors : omp_get_num_procs();
+  int dp_waves = 0;
   for (int k = 1; k < argc; ++k) {
     const std::string a = argv[k];
-    if (a != "--n" && a != "--teams" && a != "--reps") {
-      std::fprintf(stderr, "sgemm_streamk: unknown argument '%s' (usage: %s [--n N,N,...] [--teams L] [--reps R])\n",
+    if (a != "--n" && a != "--teams" && a != "--reps" && a != "--dp-waves") {
+      std::fprintf(stderr,
+                   "sgemm_streamk: unknown argument '%s' (usage: %s [--n N,N,...] [--teams L] [--reps R] [--dp-waves W])\n",
                    a.c_str(), argv[0]);
       return 2;
     }
@@ -155,10 +161,14 @@ int main(int argc, char **argv) {
       return 2;
     }
     const std::string v = argv[++k];
-    const bool ok = a == "--n" ? positive_list(v, ns) : positive(v, a == "--teams" ? teams : reps);
+    const bool ok = a == "--n"          ? positive_list(v, ns)
+                    : a == "--dp-waves" ? at_least(v, 0, dp_waves)
+                                        : positive(v, a == "--teams" ? teams : reps);
     if (!ok) {
       std::fprintf(stderr, "sgemm_streamk: %s '%s': want %s\n", a.c_str(), v.c_str(),
-                   a == "--n" ? "positive sizes separated by commas" : "a positive integer");
+                   a == "--n"          ? "positive sizes separated by commas"
+                   : a == "--dp-waves" ? "an integer >= 0"
+                                       : "a positive integer");
       return 2;
     }
   }
@@ -167,8 +177,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   std::printf("%s\n", course::device_banner().c_str());
-  std::printf("register tile %d x 8; stream-K asks %d teams x %d threads; reps %d\n", gemm_rows_per_thread, teams,
-              GemmShape<gemm_rows_per_thread>::THREADS, reps);
+  std::printf("register tile %d x 8; stream-K asks %d teams x %d threads, %d whole-tile waves first; reps %d\n",
+              gemm_rows_per_thread, teams, GemmShape<gemm_rows_per_thread>::THREADS, dp_waves, reps);
   std::printf("csv: kernel,n,teams got,threads got,path,median ms per call,GFLOP/s,relative error,check\n");
   int fails = 0;
   for (const int n : ns) {
@@ -177,7 +187,7 @@ int main(int argc, char **argv) {
     const std::size_t nn = s.C.size();
 #pragma omp target enter data map(to : a[0:nn], b[0:nn], c[0:nn])
     const auto cur = [&] { matmul(n, a, b, c); };
-    const auto sk = [&] { streamk_gemm(n, a, b, c, teams); };
+    const auto sk = [&] { streamk_gemm(n, a, b, c, teams, dp_waves); };
     double err[2] = {0, 0};  // relative error of the last checked C: current, stream-K
     const auto run_check = [&](const auto &f, const char *name, const char *when) {
       s.poison();

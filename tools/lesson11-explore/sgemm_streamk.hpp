@@ -24,8 +24,11 @@ struct StreamKScratch {
 // C = A x B (n x n, row-major; A, B and C may already be on the device, C
 // output only), the solution's multiply_tile in gemm_exact's k loop, the
 // (tile, k-trip) work split into `teams` equal contiguous ranges
-// (sgemm_streamk_kernel.cpp). teams >= 1.
-void streamk_gemm(int n, const float *A, const float *B, float *C, int teams);
+// (sgemm_streamk_kernel.cpp); with dp_waves > 0 the first dp_waves waves of
+// whole tiles (at most the league's whole waves) are handed out as
+// gemm_exact does and only the tiles after them are split. teams >= 1,
+// dp_waves >= 0.
+void streamk_gemm(int n, const float *A, const float *B, float *C, int teams, int dp_waves = 0);
 
 // The scratch streamk_gemm uses for n (made if need be).
 const StreamKScratch &streamk_scratch(int n);

@@ -106,6 +106,38 @@ inline void segment(int u, int u1, int trips, int &t, int &kt0, int &kt1) {
   kt1 = u1 - u < trips - kt0 ? kt0 + (u1 - u) : trips;
 }
 
+// A team's work: first `dpw` whole tiles, team + w x league for w < dpw
+// (gemm_exact's order: the league a wave at a time), then its stream-K range
+// of the (tile, k-trip) units of the tiles after them. dpw: the waves asked
+// (--dp-waves; 0, pure stream-K, by default), at most the league's whole
+// waves, so that every team gets as many.
+struct Work {
+  int dpw, i, u, u1;
+};
+[[gnu::always_inline]] inline void work_begin(int tiles, int trips, int dp_waves, int team, int league, Work &w) {
+  w.dpw = dp_waves < tiles / league ? dp_waves : tiles / league;
+  const int base = w.dpw * league * trips;
+  team_range(tiles * trips - base, team, league, w.u, w.u1);
+  w.u += base;
+  w.u1 += base;
+  w.i = 0;
+}
+// The team's next segment (tile t, k-trips [kt0, kt1)); false when none is left.
+[[gnu::always_inline]] inline bool next_segment(Work &w, int team, int league, int trips, int &t, int &kt0,
+                                                int &kt1) {
+  if (w.i < w.dpw) {
+    t = team + w.i * league;
+    kt0 = 0;
+    kt1 = trips;
+    ++w.i;
+    return true;
+  }
+  if (w.u >= w.u1) return false;
+  segment(w.u, w.u1, trips, t, kt0, kt1);
+  w.u += kt1 - kt0;
+  return true;
+}
+
 #pragma omp end declare target
 
 // The 256-thread kernel. Returns false, having computed nothing, when the
@@ -113,11 +145,11 @@ inline void segment(int u, int u1, int trips, int &t, int &kt0, int &kt1) {
 // every team the same number, so either all teams ran this or none did: the
 // harness's check that the scratch is zero after the calls would see a mix).
 template <int RM, Multiply<RM> multiply, bool Vec>
-bool streamk_exact(int n, const float *A, const float *B, float *C, int teams, StreamKScratch &s) {
+bool streamk_exact(int n, const float *A, const float *B, float *C, int teams, int dp_waves, StreamKScratch &s) {
   using S = GemmShape<RM>;
   static_assert(S::BM * S::BN == tile_floats, "the scratch is laid out for the solution's register tile");
   const int per_row = (n + S::BN - 1) / S::BN, tiles = ((n + S::BM - 1) / S::BM) * per_row;
-  const int trips = (n + 2 * S::BK - 1) / (2 * S::BK), units = tiles * trips;
+  const int trips = (n + 2 * S::BK - 1) / (2 * S::BK);
   const std::size_t nn = static_cast<std::size_t>(n) * n;
   float *const part = s.part;
   int *const ticket = s.ticket, *const info = s.info;
@@ -133,7 +165,7 @@ bool streamk_exact(int n, const float *A, const float *B, float *C, int teams, S
 #pragma omp allocate(As0, As1, Bs0, Bs1) allocator(omp_pteam_mem_alloc)
 #endif
     int last;  // this team completed the tile: set by thread 0 before the team reads it
-#pragma omp parallel num_threads(S::THREADS) firstprivate(n, per_row, trips, units)
+#pragma omp parallel num_threads(S::THREADS) firstprivate(n, per_row, tiles, trips, dp_waves)
     {
       const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
       const int league = omp_get_num_teams(), team = omp_get_team_num();
@@ -153,12 +185,10 @@ bool streamk_exact(int n, const float *A, const float *B, float *C, int teams, S
       } else {
         __builtin_assume(tid >= 0 && tid < S::THREADS);  // as gemm_exact
         const int ty = tid / S::TX, tx = tid % S::TX;
-        int u0, u1;
-        team_range(units, team, league, u0, u1);
-        for (int u = u0; u < u1;) {  // one segment per trip, the same for the whole team
-          int t, kt0, kt1;
-          segment(u, u1, trips, t, kt0, kt1);
-          u += kt1 - kt0;
+        Work w;
+        work_begin(tiles, trips, dp_waves, team, league, w);
+        int t, kt0, kt1;
+        while (next_segment(w, team, league, trips, t, kt0, kt1)) {  // the same segments for the whole team
           const int i0 = (t / per_row) * S::BM, j0 = (t % per_row) * S::BN;
           const int kend = kt1 * 2 * S::BK;
           float acc[RM][S::RN] = {};
@@ -262,10 +292,10 @@ bool streamk_exact(int n, const float *A, const float *B, float *C, int teams, S
 // turn (gemm_any_threads's way) and adds their sums into C (a whole tile) or
 // atomically into the scratch (a split one).
 template <int RM, Multiply<RM> multiply>
-void streamk_any_threads(int n, const float *A, const float *B, float *C, int teams, StreamKScratch &s) {
+void streamk_any_threads(int n, const float *A, const float *B, float *C, int teams, int dp_waves, StreamKScratch &s) {
   using S = GemmShape<RM>;
   const int per_row = (n + S::BN - 1) / S::BN, tiles = ((n + S::BM - 1) / S::BM) * per_row;
-  const int trips = (n + 2 * S::BK - 1) / (2 * S::BK), units = tiles * trips;
+  const int trips = (n + 2 * S::BK - 1) / (2 * S::BK);
   const std::size_t nn = static_cast<std::size_t>(n) * n;
   float *const part = s.part;
   int *const ticket = s.ticket, *const info = s.info;
@@ -275,7 +305,7 @@ void streamk_any_threads(int n, const float *A, const float *B, float *C, int te
     typename S::TileA As;
     typename S::TileB Bs;
     int last;
-#pragma omp parallel num_threads(S::THREADS)
+#pragma omp parallel num_threads(S::THREADS) firstprivate(dp_waves)
     {
       const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
       const int league = omp_get_num_teams(), team = omp_get_team_num();
@@ -287,12 +317,10 @@ void streamk_any_threads(int n, const float *A, const float *B, float *C, int te
 #pragma omp atomic write
         info[2] = 0;
       }
-      int u0, u1;
-      team_range(units, team, league, u0, u1);
-      for (int u = u0; u < u1;) {
-        int t, kt0, kt1;
-        segment(u, u1, trips, t, kt0, kt1);
-        u += kt1 - kt0;
+      Work w;
+      work_begin(tiles, trips, dp_waves, team, league, w);
+      int t, kt0, kt1;
+      while (next_segment(w, team, league, trips, t, kt0, kt1)) {
         const int i0 = (t / per_row) * S::BM, j0 = (t % per_row) * S::BN;
         const bool whole = kt0 == 0 && kt1 == trips;
         float *const tile = part + static_cast<std::size_t>(t) * tile_floats;
@@ -371,7 +399,7 @@ void streamk_any_threads(int n, const float *A, const float *B, float *C, int te
 
 }  // namespace
 
-void streamk_gemm(int n, const float *A, const float *B, float *C, int teams) {
+void streamk_gemm(int n, const float *A, const float *B, float *C, int teams, int dp_waves) {
   constexpr int RM = gemm_rows_per_thread;
   StreamKScratch &s = scratch_for(n);
   const std::size_t nn = static_cast<std::size_t>(n) * n;
@@ -382,9 +410,9 @@ void streamk_gemm(int n, const float *A, const float *B, float *C, int teams) {
     const int dev = omp_get_default_device();
     const bool vec = n % 4 == 0 && aligned(static_cast<const float *>(omp_get_mapped_ptr(A, dev))) &&
                      aligned(static_cast<const float *>(omp_get_mapped_ptr(B, dev)));
-    const bool done = vec ? streamk_exact<RM, multiply_tile, true>(n, A, B, C, teams, s)
-                          : streamk_exact<RM, multiply_tile, false>(n, A, B, C, teams, s);
-    if (!done) streamk_any_threads<RM, multiply_tile>(n, A, B, C, teams, s);
+    const bool done = vec ? streamk_exact<RM, multiply_tile, true>(n, A, B, C, teams, dp_waves, s)
+                          : streamk_exact<RM, multiply_tile, false>(n, A, B, C, teams, dp_waves, s);
+    if (!done) streamk_any_threads<RM, multiply_tile>(n, A, B, C, teams, dp_waves, s);
   }
 }
 
