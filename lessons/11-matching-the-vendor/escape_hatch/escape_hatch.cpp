@@ -63,6 +63,8 @@ float sum(const float *x, std::size_t n) {
     }
     for (; i < quads; i += grid)
       for (int l = 0; l < 4; ++l) p0.v[l] += q[i].v[l];
+    // END SNIPPET
+    // SNIPPET(bare-sum-combine)
     for (int l = 0; l < 4; ++l) s += (p0.v[l] + p1.v[l]) + (p2.v[l] + p3.v[l]);
     // A warp combines its 32 partials through registers (shuffles), then
     // one lane per warp adds to the total: 8 atomics per team.
