@@ -23,8 +23,8 @@ struct alignas(16) Vec4 {
 };
 
 /// The tiles of the SGEMM kernel for a register tile of @p RM x 8: a team of
-/// 16 x 16 threads computes a (16 RM) x 128 tile of C from 16-deep tiles of A
-/// and B in team-local memory; thread (ty, tx) owns rows row_of(ty, r) and
+/// 16 x 16 threads computes a (16 RM) x 128 tile of C from BK-deep (8) tiles
+/// of A and B in team-local memory; thread (ty, tx) owns rows row_of(ty, r) and
 /// columns col_of(tx, c) of it.
 template <int RM>
 struct GemmShape {

@@ -53,8 +53,9 @@ inline Launch default_launch(std::size_t n, int teams_per_sm) {
 
 /// Sixteen bytes that travel together: 16 / sizeof(T) elements (four floats
 /// or ints, two doubles), loaded by one 16-byte load instruction on a GPU
-/// (`ld.global.v4.f32`, `.v4.u32`, `.v2.f64`) when the address is a multiple
-/// of 16, as `alignas` promises the compiler.
+/// (a `.v4` or `.v2` load in the PTX: clang 19 emits a generic `ld.v4.f32`,
+/// README, "What the profiler shows") when the address is a multiple of 16,
+/// as `alignas` promises the compiler.
 #pragma omp begin declare target
 template <class T>
 struct alignas(16) Vec16 {
@@ -152,8 +153,9 @@ T team_sum(const T *x, std::size_t n, Launch launch) {
   // A team adds its threads' shares with a worksharing loop of one
   // iteration per thread (schedule(static, 1): iteration t runs on thread t)
   // and its reduction clause, not with lesson 6's `atomic update` of
-  // team_total: for an int LLVM 19 makes those atomics (sm_90) one warp
-  // reduction (REDUX.SUM) and one team-local atomic per warp, but for a float
+  // team_total: for an int the sm_90 machine code (clang 19, ptxas) makes
+  // those atomics one warp reduction (REDUX.SUM) and one team-local atomic
+  // per warp, but for a float
   // or a double every thread loops on a compare-and-swap (ATOMS.CAST.SPIN):
   // 5-6 % of the float and double sums' time at 2^28 on an H200. LLVM's
   // reduction adds them by warp shuffles (lesson 11's README, "What a team's

@@ -1,4 +1,4 @@
-// escape_hatch.cpp -- the escape hatch, to read (README, Concepts 5 and 9):
+// escape_hatch.cpp -- the escape hatch, to read (README, Concepts 5 and 8):
 // lesson 11's sum, histogram and SGEMM as LLVM's `ompx_bare` kernels, CUDA's model in
 // OpenMP syntax; the lesson program times them beside your streaming.cpp on
 // GPUs. Not OpenMP: an LLVM extension (clang 17 and later), which GCC and
@@ -207,7 +207,8 @@ constexpr int b_at(int s, int k, int col) { return (s * GK + k) * GN + col; }
 // This thread's copies of k-tile kt (A rows i0.., B columns j0..) into stage
 // s: two groups of four floats of A, one of B. Edges false: n is a multiple
 // of the tiles, and only k-tiles past the last one (the pipeline's run-out)
-// are outside.
+// are outside. (The tiles travel as plain pointers: passed as arrays,
+// `float (&)[N]`, clang 19's OpenMP optimizer deleted the whole kernel.)
 template <bool Edges>
 [[gnu::always_inline]] inline void issue_tile(TEAM float *as, TEAM float *bs, int s, int n, const float *A,
                                               const float *B, int i0, int j0, int kt, int tid) {
