@@ -58,6 +58,7 @@ void group_by_kind(Particles &p) {
 // floats per team, device memory) for where the device has no team-local
 // memory to give.
 void potential_kernel(const float *x, int n, int tile, float *phi, float *scratch, int teams, int threads) {
+  // SNIPPET(stage)
   // TODO(13.3): the stage below is an array whose size is fixed when the
   // kernel is compiled, so the tile the caller chose at run time cannot be
   // larger. LLVM lets a kernel ask for team-local memory at launch: look up
@@ -71,6 +72,7 @@ void potential_kernel(const float *x, int n, int tile, float *phi, float *scratc
 #pragma omp target teams num_teams(teams) thread_limit(threads) is_device_ptr(x, phi)
   {
     float stage[kStaticTile];  // a variable of the teams region: team-local
+    // END SNIPPET
     // SNIPPET(tile_loop)
 #pragma omp parallel
     {

@@ -61,6 +61,7 @@ void group_by_kind(Particles &p) {
 // floats per team, device memory) for where the device has no team-local
 // memory to give.
 void potential_kernel(const float *x, int n, int tile, float *phi, float *scratch, int teams, int threads) {
+  // SNIPPET(stage)
   // SOLUTION(13.3): the stage's size is a launch argument (LLVM's
   // ompx_dyn_cgroup_mem, in bytes); the kernel finds it with
   // llvm_omp_target_dynamic_shared_alloc(), or falls back to its slice of
@@ -72,6 +73,7 @@ void potential_kernel(const float *x, int n, int tile, float *phi, float *scratc
     // or nullptr where the device has none to give (the host device).
     float *stage = static_cast<float *>(llvm_omp_target_dynamic_shared_alloc());
     if (!stage) stage = scratch + static_cast<std::size_t>(omp_get_team_num()) * tile;
+    // END SNIPPET
     // SNIPPET(tile_loop)
 #pragma omp parallel
     {
