@@ -15,7 +15,8 @@ Regions: TODO(id) / SOLUTION(id) quote the marked block whose ids include `id`
 (see scripts/check_blocks.py), from its opening line to the line before its
 END; TODO(id@k) / SOLUTION(id@k) the k-th such block, for a step that spans
 several functions; SNIPPET(name) quotes the lines between `// SNIPPET(name)` and
-`// END SNIPPET`. A new quote needs only the first line: --update fills in
+`// END SNIPPET`, less the markers of blocks inside it (bare `// SOLUTION(id)`,
+`// END SOLUTION` and the like). A new quote needs only the first line: --update fills in
 the rest.
 
 A lesson deck (slides/NN-topic.md) teaches without giving the answer away: it
@@ -82,7 +83,10 @@ def region(path, kind, name):
         if kind == "SNIPPET":
             if end.match(line):
                 return out
-            if not re.match(r"^\s*//\s*(END )?SNIPPET", line):
+            # Marker lines go, as in a block's quote: a snippet may cut a
+            # block with nested blocks in two (a block's opener that explains
+            # stays).
+            if not re.match(r"^\s*//\s*((END )?SNIPPET|(TODO|SOLUTION)\([^)]*\)\s*$|END (TODO|SOLUTION)\b)", line):
                 out.append(line)
             continue
         m = start.match(line)

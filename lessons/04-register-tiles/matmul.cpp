@@ -26,6 +26,7 @@ namespace {
 // the tile in the kernel itself: the compiler's register report then describes it.
 template <int TM, int TN, bool Edge>
 [[gnu::always_inline]] inline void register_tile(int n, int i0, int j0, const float *A, const float *B, float *C) {
+  // SNIPPET(register-tile-rows)
   // TODO(4.1): accumulate the tile in registers. Declare `float c[TM][TN] = {}`,
   // make k the outer loop, and per k load the tile's TM values of A (column k)
   // into a[TM] and its TN values of B (row k) into b[TN]; then c[m][t] += a[m] * b[t]
@@ -48,6 +49,7 @@ template <int TM, int TN, bool Edge>
       C[(std::size_t)i * n + j] = sum;
     }
   // END TODO
+  // END SNIPPET
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ template <class T>
 T sum_impl(const T *x, std::size_t n, Launch launch) {
   if (launch.teams <= 0 || launch.threads <= 0) launch = default_launch(n);
   T total = 0;  // a local: always copied to the device and back (map tofrom)
+  // SNIPPET(team-sum-split)
   // TODO(6.1): every iteration below is one atomic add to `total` in global
   // memory: n updates of one address, one after the other. Make the atomics
   // few and cheap instead: each thread sums its own elements privately, each
@@ -39,6 +40,7 @@ T sum_impl(const T *x, std::size_t n, Launch launch) {
     total += x[i];
   }
   // END TODO
+  // END SNIPPET
   return total;
 }
 

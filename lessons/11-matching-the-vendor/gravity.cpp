@@ -20,6 +20,7 @@ namespace {
 // threads, splits every tile into bodies_per_thread parts [q0, q1), one per
 // thread of a group's bodies, so a team still does 256 x 256 interactions per
 // tile; it adds up the parts' accelerations at the end.
+// SNIPPET(bodies-per-thread)
 // TODO(11.3): Make each team-local load serve several bodies: raise
 // bodies_per_thread (it must divide 256) and sweep the tile once, pulling all
 // of the group's bodies with each body j before the next. And ask for the
@@ -31,6 +32,7 @@ inline void tile_forces(const Body4 *tile, int q0, int q1, Group<bodies_per_thre
     for (int q = q0; q < q1; ++q) pull<exact_inverse_sqrt>(g.x[p], g.y[p], g.z[p], tile[q], g.ax[p], g.ay[p], g.az[p]);
 }
 // END TODO
+// END SNIPPET
 
 #pragma omp end declare target
 

@@ -28,6 +28,7 @@ namespace {
 // given kernel adds the shares of a team, then the teams'.
 template <class T>
 T thread_sum(const T *b, unsigned len, unsigned tid, unsigned nth) {
+  // SNIPPET(thread-sum-edges)
   // TODO(11.1): Have more bytes in flight per thread. Read the block as
   // Vec16<T> (16 bytes, one load instruction: four floats or ints, two
   // doubles) where b allows it, start several independent loads before the
@@ -39,11 +40,13 @@ T thread_sum(const T *b, unsigned len, unsigned tid, unsigned nth) {
   for (unsigned i = tid; i < len; i += nth) s += b[i];
   return s;
   // END TODO
+  // END SNIPPET
 }
 
 // Step 11.2: count this thread's share of a team's block b[0:len) into the
 // team's bins (team-local memory, shared by the team's threads).
 void thread_count(const float *b, unsigned len, unsigned tid, unsigned nth, int *bins) {
+  // SNIPPET(thread-count-edges)
   // TODO(11.2): The same for the histogram: Quad loads where b allows it,
   // and all of several loads issued before the first atomic waits on one.
   // The atomics stay: the team's threads share the bins (README, Steps: 11.2).
@@ -53,6 +56,7 @@ void thread_count(const float *b, unsigned len, unsigned tid, unsigned nth, int 
     bins[k] += 1;
   }
   // END TODO
+  // END SNIPPET
 }
 
 #pragma omp end declare target

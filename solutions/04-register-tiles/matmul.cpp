@@ -26,6 +26,7 @@ namespace {
 // the tile in the kernel itself: the compiler's register report then describes it.
 template <int TM, int TN, bool Edge>
 [[gnu::always_inline]] inline void register_tile(int n, int i0, int j0, const float *A, const float *B, float *C) {
+  // SNIPPET(register-tile-rows)
   // SOLUTION(4.1): the tile's sums live in c[TM][TN]; per k, TM loads of A
   // and TN of B feed TM*TN multiply-adds.
   const float *a_row[TM];  // start of each of the tile's rows of A
@@ -52,6 +53,8 @@ template <int TM, int TN, bool Edge>
     // END SOLUTION
     col[t] = j;
   }
+  // END SNIPPET
+  // SNIPPET(register-tile-k)
   float c[TM][TN] = {};
   for (int k = 0; k < n; ++k) {
     const float *b_row = B + (std::size_t)k * n;
@@ -87,6 +90,7 @@ template <int TM, int TN, bool Edge>
       C[(std::size_t)(i0 + m) * n + j0 + t * lanes] = c[m][t];
     }
   // END SOLUTION
+  // END SNIPPET
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ template <class T>
 T sum_impl(const T *x, std::size_t n, Launch launch) {
   if (launch.teams <= 0 || launch.threads <= 0) launch = default_launch(n);
   T total = 0;  // a local: always copied to the device and back (map tofrom)
+  // SNIPPET(team-sum-split)
   // SOLUTION(6.1): one partial per team (declared in `teams`, outside
   // `parallel`), one private sum per thread; n/(teams x threads) plain adds
   // per thread, then one team-local atomic per thread, a barrier, and one
@@ -42,6 +43,8 @@ T sum_impl(const T *x, std::size_t n, Launch launch) {
       const std::size_t start = static_cast<std::size_t>(omp_get_team_num()) * per_team;
       const std::size_t lo = start < n ? start : n;
       const std::size_t hi = n - lo > per_team ? lo + per_team : n;
+      // END SNIPPET
+      // SNIPPET(team-sum-loads)
       // Eight independent loads per step keep more bytes in flight per
       // thread, which is what hides memory latency; offsets inside the block
       // are 32-bit when they fit, because on a GPU 64-bit index arithmetic
@@ -64,6 +67,8 @@ T sum_impl(const T *x, std::size_t n, Launch launch) {
         for (; i < len; i += step) a0 += b[i];
         return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
       };
+      // END SNIPPET
+      // SNIPPET(team-sum-atomics)
       const unsigned tid = static_cast<unsigned>(omp_get_thread_num());
       const unsigned nth = static_cast<unsigned>(omp_get_num_threads());
       const T mine = hi - lo <= 0x7fffffffu ? block_sum(x + lo, static_cast<unsigned>(hi - lo), tid, nth)
@@ -82,6 +87,7 @@ T sum_impl(const T *x, std::size_t n, Launch launch) {
     }
   }
   // END SOLUTION
+  // END SNIPPET
   return total;
 }
 

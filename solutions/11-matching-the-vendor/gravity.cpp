@@ -20,6 +20,7 @@ namespace {
 // threads, splits every tile into bodies_per_thread parts [q0, q1), one per
 // thread of a group's bodies, so a team still does 256 x 256 interactions per
 // tile; it adds up the parts' accelerations at the end.
+// SNIPPET(bodies-per-thread)
 // SOLUTION(11.3): eight bodies per thread, so each 16-byte team-local load
 // of a body j serves eight interactions, and the hardware's 1 / sqrt: one
 // instruction instead of a square root and a division. The sums live in
@@ -35,6 +36,8 @@ inline void tile_forces(const Body4 *tile, int q0, int q1, Group<bodies_per_thre
   constexpr int P = bodies_per_thread;
   float ax[P], ay[P], az[P];
   for (int p = 0; p < P; ++p) ax[p] = ay[p] = az[p] = 0.0f;
+// END SNIPPET
+// SNIPPET(tile-forces-loop)
 #if !defined(__NVPTX__) && !defined(__AMDGCN__)
 #pragma omp simd reduction(+ : ax, ay, az)
 #else
@@ -51,6 +54,7 @@ inline void tile_forces(const Body4 *tile, int q0, int q1, Group<bodies_per_thre
   }
 }
 // END SOLUTION
+// END SNIPPET
 
 #pragma omp end declare target
 

@@ -28,6 +28,7 @@ namespace {
 // given kernel adds the shares of a team, then the teams'.
 template <class T>
 T thread_sum(const T *b, unsigned len, unsigned tid, unsigned nth) {
+  // SNIPPET(thread-sum-edges)
   // SOLUTION(11.1): four Vec16 in flight per thread (64 bytes: 16 floats or
   // ints, 8 doubles), added into four Vec16 partials: independent chains of
   // adds. The elements before b's first 16-byte boundary and after its last
@@ -44,6 +45,8 @@ T thread_sum(const T *b, unsigned len, unsigned tid, unsigned nth) {
   const unsigned quads = (len - head) / L;
   for (unsigned i = tid; i < head; i += nth) s += b[i];
   for (unsigned i = head + L * quads + tid; i < len; i += nth) s += b[i];
+  // END SNIPPET
+  // SNIPPET(thread-sum-vec16)
   Vec16<T> p0{}, p1{}, p2{}, p3{};
   unsigned i = tid;
   for (; i + 3 * nth < quads; i += 4 * nth) {
@@ -60,11 +63,13 @@ T thread_sum(const T *b, unsigned len, unsigned tid, unsigned nth) {
   for (unsigned l = 0; l < L; ++l) s += (p0.v[l] + p1.v[l]) + (p2.v[l] + p3.v[l]);
   return s;
   // END SOLUTION
+  // END SNIPPET
 }
 
 // Step 11.2: count this thread's share of a team's block b[0:len) into the
 // team's bins (team-local memory, shared by the team's threads).
 void thread_count(const float *b, unsigned len, unsigned tid, unsigned nth, int *bins) {
+  // SNIPPET(thread-count-edges)
   // SOLUTION(11.2): two Quads (8 samples) loaded per thread before the
   // first of their 8 atomics; the head and tail one by one, as in 11.1.
   const auto addr = reinterpret_cast<std::uintptr_t>(b);
@@ -82,6 +87,8 @@ void thread_count(const float *b, unsigned len, unsigned tid, unsigned nth, int 
 #pragma omp atomic update
     bins[k] += 1;
   }
+  // END SNIPPET
+  // SNIPPET(thread-count-quads)
   const Quad *q = reinterpret_cast<const Quad *>(b + head);
   unsigned i = tid;
   for (; i + nth < quads; i += 2 * nth) {
@@ -103,6 +110,7 @@ void thread_count(const float *b, unsigned len, unsigned tid, unsigned nth, int 
       bins[k] += 1;
     }
   // END SOLUTION
+  // END SNIPPET
 }
 
 #pragma omp end declare target

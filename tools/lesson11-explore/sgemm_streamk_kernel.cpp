@@ -17,7 +17,9 @@
 // as team_histogram's, reference/lesson11_streaming_shared.hpp); the team
 // whose ticket completes the tile's k-trips reads the sums, writes C, zeroes
 // the scratch and the ticket for the next call. No team ever waits for
-// another, so any residency works.
+// another, so any residency works. With dp_waves > 0 (--dp-waves) the teams
+// first take that many waves of whole tiles in gemm_exact's order, and only
+// the tiles after them are split (Work, next_segment).
 //
 // The solution's multiply_tile and gemm_rows_per_thread, from its own file.
 // Its last line includes gemm.inc (matmul: gemm's instances of gemm_exact);
