@@ -29,7 +29,8 @@ namespace lesson12 {
 
 /// Below this many readings convert() runs on the host, from it on on the
 /// device (step 12.4). The lesson's rule, not a measured break-even: on the
-/// one GPU node measured (an H100) offloading this kernel paid at no size;
+/// GPU nodes measured (an H100 and an H200) offloading this kernel paid at
+/// no size;
 /// the lesson program times both sides of this line on your machine (README,
 /// "What was measured").
 inline constexpr int kOffloadThreshold = 1 << 16;
