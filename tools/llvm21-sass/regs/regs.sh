@@ -5,7 +5,9 @@
 #   2. the driver, loading that image alone (cubin_regs: cuFuncGetAttribute, and teams of 256 per
 #      multiprocessor by cuOccupancyMaxActiveBlocksPerMultiprocessor);
 #   3. with ARGS: the program run through LLVM's plugin under ncu (launch__registers_per_thread,
-#      launch__occupancy_limit_registers), started by scripts/gpu-node.sh with RUNTIME.tar.xz.
+#      launch__occupancy_limit_registers, and the occupancy in theory and achieved: 256-thread teams of
+#      team_step<8>, 2 per multiprocessor = 25 %, 1 = 12.5 %, whatever a register column says),
+#      started by scripts/gpu-node.sh with RUNTIME.tar.xz.
 # Why: ncu read 255 registers for every LLVM 21 lesson 11 kernel, where the image says 127 for team_step<8>;
 # 2 against 3 says whether the image or the way the plugin loads it makes the difference.
 set -uo pipefail
@@ -30,7 +32,7 @@ if [ $# -gt 0 ]; then
   else
     echo "== $prog $* (through LLVM's plugin, ncu)"
     timeout 300 "$ncu" --target-processes all --clock-control none -k 'regex:team_step|gemm_exact' -c 12 \
-      --metrics launch__registers_per_thread,launch__occupancy_limit_registers,launch__block_size --csv --page raw \
+      --metrics launch__registers_per_thread,launch__occupancy_limit_registers,launch__block_size,sm__maximum_warps_per_active_cycle_pct,sm__warps_active.avg.pct_of_peak_sustained_active --csv --page raw \
       "$repo/scripts/gpu-node.sh" "$rt" "$prog" "$@" > "$t/ncu.csv" 2> "$t/ncu.err" || { bad=1; tail -3 "$t/ncu.err"; }
     python3 - "$t/ncu.csv" <<'PY'
 import csv, re, sys
@@ -42,7 +44,9 @@ for r in rows[2:]:
     d = dict(zip(h, r))
     name = re.sub(r"__omp_offloading_[0-9a-f]*_[0-9a-f]*__ZN8lesson1112_GLOBAL__N_1[0-9]*", "", d["Kernel Name"])[:90]
     print(f"{name}: {d['launch__registers_per_thread']} registers, teams per multiprocessor by registers "
-          f"{d['launch__occupancy_limit_registers']}, block {d['launch__block_size']}")
+          f"{d['launch__occupancy_limit_registers']}, block {d['launch__block_size']}, occupancy "
+          f"{d['sm__maximum_warps_per_active_cycle_pct']} % in theory, "
+          f"{d['sm__warps_active.avg.pct_of_peak_sustained_active']} % achieved")
 PY
   fi
 fi
