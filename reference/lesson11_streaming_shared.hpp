@@ -178,6 +178,8 @@ T team_sum(const T *x, std::size_t n, Launch launch) {
       }
     }
   }
+  // END SNIPPET
+  // SNIPPET(team-sum-host)
   T total = 0;  // the host adds the teams' partials (about a thousand on a GPU)
   for (int t = 0; t < launch.teams; ++t) {
     T p;

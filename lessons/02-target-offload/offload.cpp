@@ -19,6 +19,7 @@
 namespace lesson2 {
 
 void add_exp(int n, const float *first, const float *second, float *result) {
+  // SNIPPET(add-exp-head)
   // TODO(2.1): this loop runs on the host. Run it on the device, its
   // iterations spread over teams of device threads: look up the combined
   // construct `target teams distribute parallel for`. Then say with `map`
@@ -28,6 +29,7 @@ void add_exp(int n, const float *first, const float *second, float *result) {
   // (Going further, for GPUs: the launch shape. See README.md.)
   for (int i = 0; i < n; ++i) result[i] = first[i] + std::exp(second[i]);
   // END TODO
+  // END SNIPPET
 }
 
 void matmul(int n, const float *A, const float *B, float *C) {

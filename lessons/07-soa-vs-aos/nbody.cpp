@@ -40,6 +40,7 @@ namespace {
 /// One step on the structure of arrays: reads state @p in, writes state @p out.
 using StepFn = void (*)(const float *m, State in, State out, int n);
 
+// SNIPPET(soa-step-head)
 // TODO(7.3): write step_aos()'s step for the structure of arrays: read x[j],
 // y[j], z[j], m[j] from their own arrays (masses shared by both states), write
 // the new positions and velocities into the arrays of `out`, and put
@@ -47,6 +48,7 @@ using StepFn = void (*)(const float *m, State in, State out, int n);
 // can give each vector lane its own j. Until then this step does nothing.
 void step(const float *m, State in, State out, int n) { (void)m, (void)in, (void)out, (void)n; }
 // END TODO
+// END SNIPPET
 
 // TODO(7.4): a State (nbody.hpp) is six pointers and a count. This mapper,
 // `state`, maps only the struct: `map(mapper(state), tofrom : s)` copies those
@@ -58,6 +60,7 @@ void step(const float *m, State in, State out, int n) { (void)m, (void)in, (void
 #pragma omp declare mapper(state : State s) map(s)
 // END TODO
 
+// SNIPPET(advance-soa-head)
 // TODO(7.5): advance() runs the AoS step on the device, double-buffered: the
 // bodies and a scratch copy stay mapped for all steps, each step reads one and
 // writes the other. Make it convert once with to_soa(), keep two SoA states
@@ -89,6 +92,7 @@ void advance(std::span<Body> bodies, int steps, StepFn step_fn) {
     for (std::size_t i = 0; i < bodies.size(); ++i) bodies[i] = scratch[i];
 }
 // END TODO
+// END SNIPPET
 
 // TODO(7.6): optional stretch, not needed to pass the speedup test. Tile the
 // inner loop: a team copies a tile of bodies j into team-local memory

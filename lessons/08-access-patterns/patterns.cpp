@@ -35,6 +35,7 @@ void copy_row(const Image &im, const std::uint8_t *src, std::uint8_t *dst, Launc
 
 template <int N>
 void copy_row_block(const Image &im, const std::uint8_t *src, std::uint8_t *dst, Launch launch) {
+  // SNIPPET(row-block-launch)
   // TODO(8.2): RowNxN -- one thread per N x N block, each copying its block
   // row by row, one copy_vector<N>() per row. Count the work items as in 8.1,
   // now in both directions. The last band of blocks is short when height is
@@ -42,6 +43,7 @@ void copy_row_block(const Image &im, const std::uint8_t *src, std::uint8_t *dst,
   // are not yours (the tests watch the bytes after the last row).
   (void)im, (void)src, (void)dst, (void)launch;
   // END TODO
+  // END SNIPPET
 }
 
 // Step 8.3 -- two ways to say how a loop nest uses the device.

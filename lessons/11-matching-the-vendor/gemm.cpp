@@ -20,6 +20,7 @@ namespace {
 // Thread (ty, tx) owns rows GemmShape<gemm_rows_per_thread>::row_of(ty, r)
 // and columns ...::col_of(tx, c) of the team's C tile; acc holds its sums so
 // far.
+// SNIPPET(tile-16x8-head)
 // TODO(11.4): Give each thread a taller block of C, 16 rows instead of lesson
 // 5's 8, so that each Vec4 read from team-local memory feeds more
 // multiply-adds; then add this k-tile's product into acc: per k, the
@@ -33,6 +34,7 @@ constexpr int gemm_rows_per_thread = 8;
   (void)acc, (void)As, (void)Bs, (void)ty, (void)tx;
 }
 // END TODO
+// END SNIPPET
 
 #pragma omp end declare target
 

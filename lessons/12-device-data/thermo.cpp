@@ -19,6 +19,7 @@
 
 namespace lesson12 {
 
+// SNIPPET(tables-declared)
 // TODO(12.1): the kernels below pass these tables to every function they
 // call, so every launch maps them again, both ways (look at the OMPT test's
 // message, or LIBOMPTARGET_INFO=32). Keep them on the device instead:
@@ -46,6 +47,7 @@ float correction_at(float kelvin, const float *table) {
   return table[j];
 }
 // END TODO
+// END SNIPPET
 
 void set_calibration(const float *coefficients) {
   std::copy(coefficients, coefficients + kCoefficients, calibration);

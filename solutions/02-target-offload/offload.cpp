@@ -19,6 +19,7 @@
 namespace lesson2 {
 
 void add_exp(int n, const float *first, const float *second, float *result) {
+  // SNIPPET(add-exp-head)
   // SOLUTION(2.1): one combined construct runs the loop on the device; the
   // maps copy the inputs in and only the result out (nothing is copied to
   // `result` on the way in: its old contents do not matter).
@@ -31,6 +32,8 @@ void add_exp(int n, const float *first, const float *second, float *result) {
   // 71-89 % by size and GPU (README, "Going further: launch shape").
   constexpr int kThreads = 256, kPerThread = 4;
   const int rows = (n + kPerThread - 1) / kPerThread;
+  // END SNIPPET
+  // SNIPPET(add-exp-loop)
 #pragma omp target teams distribute parallel for thread_limit(kThreads) map(to : first[0:n], second[0:n]) \
     map(from : result[0:n])
   for (int r = 0; r < rows; ++r) {
@@ -46,6 +49,7 @@ void add_exp(int n, const float *first, const float *second, float *result) {
     }
   }
   // END SOLUTION
+  // END SNIPPET
 }
 
 void matmul(int n, const float *A, const float *B, float *C) {

@@ -138,6 +138,8 @@ void count_bins(const float *x, std::size_t n, int *hist, Launch launch) {
 #pragma omp atomic update
           local[b3] += 1;
         }
+        // END SNIPPET
+        // SNIPPET(team-histogram-merge)
         for (; i < hi; i += step) {
           const int b = bin_of(x[i]);
 #pragma omp atomic update

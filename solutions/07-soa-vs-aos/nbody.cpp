@@ -46,6 +46,7 @@ namespace {
 /// One step on the structure of arrays: reads state @p in, writes state @p out.
 using StepFn = void (*)(const float *m, State in, State out, int n);
 
+// SNIPPET(soa-step-head)
 // SOLUTION(7.3): one step on the arrays. Lane (or thread) j of the inner loop
 // reads x[j], y[j], z[j], m[j]: consecutive addresses, so the host loads four
 // bodies with one vector load per field instead of gathering them 32 bytes
@@ -53,6 +54,8 @@ using StepFn = void (*)(const float *m, State in, State out, int n);
 void step(const float *m, State in, State out, int n) {
   const float *x = in.x, *y = in.y, *z = in.z, *vx = in.vx, *vy = in.vy, *vz = in.vz;
   float *xo = out.x, *yo = out.y, *zo = out.z, *vxo = out.vx, *vyo = out.vy, *vzo = out.vz;
+  // END SNIPPET
+  // SNIPPET(soa-step-loop)
 #pragma omp target teams distribute parallel for map(to : m[0:n], x[0:n], y[0:n], z[0:n], vx[0:n], vy[0:n], vz[0:n]) \
     map(from : xo[0:n], yo[0:n], zo[0:n], vxo[0:n], vyo[0:n], vzo[0:n])
   for (int i = 0; i < n; ++i) {
@@ -70,6 +73,7 @@ void step(const float *m, State in, State out, int n) {
   }
 }
 // END SOLUTION
+// END SNIPPET
 
 // SOLUTION(7.4): `map(mapper(state), ...)` of a State now maps the struct and
 // the s.n elements behind each of its six pointers, under the clause's map
@@ -79,6 +83,7 @@ void step(const float *m, State in, State out, int n) {
     map(s, s.x[0:s.n], s.y[0:s.n], s.z[0:s.n], s.vx[0:s.n], s.vy[0:s.n], s.vz[0:s.n])
 // END SOLUTION
 
+// SNIPPET(advance-soa-head)
 // SOLUTION(7.5): convert once, keep both states on the device for all steps
 // and swap their roles each step; only the last state comes back. Mapping a
 // State through the mapper (7.4) maps its arrays, so step()'s own maps find
@@ -92,6 +97,8 @@ void advance(std::span<Body> bodies, int steps, StepFn step_fn) {
   const float *m = a.m.data();
   State sa{a.x.data(), a.y.data(), a.z.data(), a.vx.data(), a.vy.data(), a.vz.data(), n};
   State sb{b.x.data(), b.y.data(), b.z.data(), b.vx.data(), b.vy.data(), b.vz.data(), n};
+  // END SNIPPET
+  // SNIPPET(advance-soa-loop)
 #pragma omp target data map(to : m[0:n]) map(mapper(state), tofrom : sa) map(mapper(state), alloc : sb)
   {
     for (int s = 0; s < steps; ++s) step_fn(m, s % 2 == 0 ? sa : sb, s % 2 == 0 ? sb : sa, n);
@@ -109,6 +116,7 @@ void advance(std::span<Body> bodies, int steps, StepFn step_fn) {
   to_aos(steps % 2 == 1 ? b : a, bodies);
 }
 // END SOLUTION
+// END SNIPPET
 
 // SOLUTION(7.6): a team owns a block of `tile` bodies i. For each tile of
 // bodies j it copies the tile into team-local memory, waits at a barrier,

@@ -41,6 +41,7 @@ void copy_row(const Image &im, const std::uint8_t *src, std::uint8_t *dst, Launc
 
 template <int N>
 void copy_row_block(const Image &im, const std::uint8_t *src, std::uint8_t *dst, Launch launch) {
+  // SNIPPET(row-block-launch)
   // SOLUTION(8.2): one work item per N x N block (blocks of a block-row
   // neighbouring), each thread copying its block's rows one vector at a time.
   // Rows past the bottom edge are skipped: they are outside the buffer.
@@ -52,6 +53,8 @@ void copy_row_block(const Image &im, const std::uint8_t *src, std::uint8_t *dst,
     for (int i = 0; i < nx; ++i) {
       const int y0 = j * N;
       const std::size_t at = y0 * P + static_cast<std::size_t>(i) * N;
+      // END SNIPPET
+      // SNIPPET(row-block-copy)
       if (y0 + N <= H) {
         // A whole block: all N loads go out before the first store, so N
         // loads are in flight at once. The compiler cannot reorder them
@@ -66,6 +69,7 @@ void copy_row_block(const Image &im, const std::uint8_t *src, std::uint8_t *dst,
       }
     }
   // END SOLUTION
+  // END SNIPPET
 }
 
 // Step 8.3 -- two ways to say how a loop nest uses the device.

@@ -20,6 +20,7 @@ namespace {
 // Thread (ty, tx) owns rows GemmShape<gemm_rows_per_thread>::row_of(ty, r)
 // and columns ...::col_of(tx, c) of the team's C tile; acc holds its sums so
 // far.
+// SNIPPET(tile-16x8-head)
 // SOLUTION(11.4): 16 rows, cuBLAS's shape (a 256 x 128 team tile): per k
 // four Vec4 of A and two of B from team-local memory feed 128
 // multiply-adds, where lesson 5's 8 x 8 tile gets 64 from four. Every index
@@ -32,6 +33,8 @@ constexpr int gemm_rows_per_thread = 16;
                                                  const GemmShape<gemm_rows_per_thread>::TileA &As,
                                                  const GemmShape<gemm_rows_per_thread>::TileB &Bs, int ty, int tx) {
   using S = GemmShape<gemm_rows_per_thread>;
+  // END SNIPPET
+  // SNIPPET(tile-16x8-loop)
 #pragma omp unroll full
   for (int k = 0; k < S::BK; ++k) {
     float a[gemm_rows_per_thread], b[S::RN];
@@ -52,6 +55,7 @@ constexpr int gemm_rows_per_thread = 16;
   }
 }
 // END SOLUTION
+// END SNIPPET
 
 #pragma omp end declare target
 

@@ -19,6 +19,7 @@
 
 namespace lesson12 {
 
+// SNIPPET(tables-declared)
 // SOLUTION(12.1): the small tables and the functions that read them are
 // declared on the device in one block: each device gets its own copy of the
 // tables when the program's device code is loaded, and the functions can be
@@ -36,7 +37,9 @@ float to_kelvin(int raw) {
   return ((c[3] * v + c[2]) * v + c[1]) * v + c[0] + physics[kZeroCelsius];
 }
 #pragma omp end declare target
+// END SNIPPET
 
+// SNIPPET(table-linked)
 float correction[kTableSize];
 #pragma omp declare target link(correction)
 
@@ -49,6 +52,7 @@ float correction_at(float kelvin) {
 }
 #pragma omp end declare target
 // END SOLUTION
+// END SNIPPET
 
 void set_calibration(const float *coefficients) {
   std::copy(coefficients, coefficients + kCoefficients, calibration);
