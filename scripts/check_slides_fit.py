@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Finds slides whose content does not fit the slide, in the decks Marp built.
+"""Finds slides whose content does not fit the slide, or whose code is too small to
+read, in the decks Marp built.
 
 A Marp slide is a fixed 1280 x 720 <section> with overflow:hidden, so content
 that runs past its bottom or right edge is silently cut off in the HTML and the
@@ -10,15 +11,26 @@ checks that no element reaches past the section's top (the default theme
 centres content vertically, so a tall slide spills over its top as well) and
 that no code block or table is cut off inside its own box.
 
-    usage: check_slides_fit.py [--chrome PATH] [HTML_DIR_OR_FILE ...]
+It also measures the font size every code block shows at, after Marp's
+fitting (Marp scales a block down until its widest line fits the slide, so a
+long line shrinks the whole block), in ems of the slide's text, and fails a
+slide whose code shows under --min-code-em (default 0.55em, about 16 px).
+
+    usage: check_slides_fit.py [--chrome PATH] [--min-code-em EM] [--code-sizes]
+                               [HTML_DIR_OR_FILE ...]
            (default: build-solutions/slides/*.html; build them with
             cmake --build --preset solutions --target slides)
 
 Prints one line per overflowing slide: deck, slide number, heading, by how many
-pixels (in the slide's own 1280 x 720 CSS pixels). Exit 0 when every slide
-fits, 1 when one does not, 2 when it cannot check (no Chromium, no HTML).
+pixels (in the slide's own 1280 x 720 CSS pixels); and one line per slide with
+code under the minimum: deck, slide number, heading, the smallest block's
+shown size, its widest line and line count. --code-sizes also prints every
+code block's shown size. The last line counts both and names the smallest
+block. Exit 0 when every slide fits and shows its code large enough, 1 when
+one does not, 2 when it cannot check (no Chromium, no HTML).
 Needs only Python 3 and Chromium; about 1-2 s per deck.
 """
+import argparse
 import json
 import pathlib
 import re
@@ -31,6 +43,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 MARK = "check-slides-fit-result"
 # 1 px of slack: sub-pixel rounding of fonts is not an overflow.
 SLACK = 1
+# The smallest font size a code block may show at, after Marp's fitting, in
+# ems of the slide's text (29 px in the default theme): 0.55em is about 16 px
+# on a 1280 x 720 slide. 0.001em (0.03 px) of slack for float rounding.
+MIN_CODE_EM = 0.55
+CODE_SLACK = 0.001
 
 # Runs inside the deck once it has loaded: the bespoke template shows one slide
 # at a time, so every slide is made visible before it is measured.
@@ -70,6 +87,29 @@ function measure() {
           clipped.push({tag: e.tagName.toLowerCase(), dx: dx, dy: dy});
       }
     }
+    // The font size each code block shows at, in ems of the slide's text:
+    // Marp's browser script turns each <pre is="marp-pre"> into a <marp-pre>
+    // element and fits it to the slide's width by drawing it in an SVG
+    // (inside the shadow roots of <marp-pre> and its <marp-auto-scaling>)
+    // whose viewBox is the block's natural size, so its computed font size
+    // is scaled by the SVG's drawn size over that viewBox ('meet': the
+    // smaller ratio). A block Marp does not fit shows at its own size.
+    const sf = parseFloat(getComputedStyle(s).fontSize);
+    const code = [];
+    s.querySelectorAll('pre, marp-pre').forEach(p => {
+      if (p.parentElement && p.parentElement.closest('pre, marp-pre')) return;
+      const c = p.querySelector('code') || p;
+      const as = p.shadowRoot && p.shadowRoot.querySelector('marp-auto-scaling');
+      const svg = as && as.shadowRoot && as.shadowRoot.querySelector('svg');
+      let fit = 1;
+      if (svg && svg.viewBox.baseVal && svg.viewBox.baseVal.width > 0) {
+        const r = svg.getBoundingClientRect(), vb = svg.viewBox.baseVal;
+        fit = Math.min(r.width / vb.width, r.height / vb.height) / scale;
+      }
+      const lines = c.textContent.replace(/\n$/, '').split('\n');
+      code.push({em: Math.round(parseFloat(getComputedStyle(c).fontSize) * fit / sf * 1000) / 1000,
+                 lines: lines.length, widest: Math.max(...lines.map(l => l.length))});
+    });
     const h = s.querySelector('h1, h2, h3, h4, h5, h6');
     // Where the slide's body starts: the first child that is not its heading.
     const first = [...s.children].find(c => !/^(H[1-6]|STYLE|HEADER|FOOTER)$/.test(c.tagName));
@@ -79,7 +119,8 @@ function measure() {
               up: Math.round(-top), bottom: Math.round(bottom), rightEdge: Math.round(right),
               height: s.clientHeight, bodyTop: bodyTop, width: s.clientWidth,
               padBottom: parseFloat(getComputedStyle(s).paddingBottom),
-              padRight: parseFloat(getComputedStyle(s).paddingRight), clipped: clipped});
+              padRight: parseFloat(getComputedStyle(s).paddingRight), clipped: clipped,
+              code: code});
   });
   return JSON.stringify(out);
 }
@@ -137,15 +178,23 @@ def measure(chrome, html, tmp):
 
 
 def main(argv):
-    chrome = None
-    if "--chrome" in argv:
-        i = argv.index("--chrome")
-        chrome, argv = argv[i + 1], argv[:i] + argv[i + 2:]
-    chrome = find_chrome(chrome)
+    ap = argparse.ArgumentParser(
+        prog="check_slides_fit.py", description=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("paths", nargs="*", metavar="HTML_DIR_OR_FILE",
+                    help="built decks, or folders of them (default: build-solutions/slides)")
+    ap.add_argument("--chrome", metavar="PATH", help="the Chromium to measure with")
+    ap.add_argument("--min-code-em", type=float, default=MIN_CODE_EM, metavar="EM",
+                    help="smallest font size a code block may show at, in ems of the "
+                         f"slide's text (default {MIN_CODE_EM}; 0 turns the check off)")
+    ap.add_argument("--code-sizes", action="store_true",
+                    help="also print every code block's shown font size")
+    args = ap.parse_args(argv)
+    chrome = find_chrome(args.chrome)
     if not chrome:
         print("check_slides_fit: no Chromium found (scripts/install-deps.sh --slides)")
         return 2
-    paths = [pathlib.Path(a) for a in argv] or [ROOT / "build-solutions" / "slides"]
+    paths = [pathlib.Path(a) for a in args.paths] or [ROOT / "build-solutions" / "slides"]
     decks = []
     for p in paths:
         decks += sorted(p.glob("[0-9]*.html")) if p.is_dir() else [p]
@@ -153,10 +202,12 @@ def main(argv):
         print(f"check_slides_fit: no built decks in {' '.join(map(str, paths))} "
               "(cmake --build --preset solutions --target slides)")
         return 2
-    bad = 0
+    bad = small = blocks = 0
+    smallest = None
     with tempfile.TemporaryDirectory() as tmp:
         for deck in decks:
             for s in measure(chrome, deck.resolve(), tmp):
+                where = f"{deck.stem}: slide {s['n']} \"{s['heading']}\""
                 # scrollHeight counts the bottom padding (the theme's margin)
                 # after the content, so the content's own edge is that less
                 # the padding; the boxes of the elements say the same.
@@ -174,11 +225,36 @@ def main(argv):
                                f"{max(c['dx'], 0)} px wide, {max(c['dy'], 0)} px high")
                 if how:
                     bad += 1
-                    print(f"{deck.stem}: slide {s['n']} \"{s['heading']}\": {'; '.join(how)}")
-    if bad:
-        print(f"check_slides_fit: {bad} slide(s) of {len(decks)} deck(s) do not fit")
+                    print(f"{where}: {'; '.join(how)}")
+                # Code shown too small to read from the back of a room: one
+                # line a slide, naming its smallest block.
+                code = s["code"]
+                for k, c in enumerate(code, 1):
+                    blocks += 1
+                    if smallest is None or c["em"] < smallest[0]:
+                        smallest = (c["em"], where)
+                    if args.code_sizes:
+                        print(f"{where}: code block {k} of {len(code)} shown at {c['em']:.3f}em "
+                              f"({c['lines']} lines, widest {c['widest']} characters)")
+                under = [(c["em"], k, c) for k, c in enumerate(code, 1)
+                         if c["em"] < args.min_code_em - CODE_SLACK]
+                if under:
+                    small += 1
+                    em, k, c = min(under)
+                    also = f"; {len(under) - 1} more under it" if len(under) > 1 else ""
+                    print(f"{where}: code shown at {em:.3f}em, under the {args.min_code_em:g}em "
+                          f"minimum (block {k} of {len(code)}: widest line {c['widest']} "
+                          f"characters, {c['lines']} lines{also})")
+    low = f"{blocks} code block(s)"
+    if smallest:
+        low += f", smallest {smallest[0]:.3f}em ({smallest[1]})"
+    if bad or small:
+        print(f"check_slides_fit: {len(decks)} deck(s): {bad} slide(s) do not fit, {small} "
+              f"slide(s) show code under {args.min_code_em:g}em; {low}")
         return 1
-    print(f"check_slides_fit: every slide of {len(decks)} deck(s) fits")
+    shows = (f" and shows its code at {args.min_code_em:g}em or more" if args.min_code_em > 0
+             else " (code size not checked)")
+    print(f"check_slides_fit: every slide of {len(decks)} deck(s) fits{shows}; {low}")
     return 0
 
 
