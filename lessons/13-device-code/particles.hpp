@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdlib>  // std::getenv, std::atoi: given.inc's host launch
 #include <vector>
 
 namespace lesson13 {
