@@ -53,11 +53,14 @@ side21() {
   mount_root
   # shellcheck disable=SC2154  # cuda: set by mount_root
   local targets="lesson06 lesson11 course_ceilings" flag="-Xoffload-linker -mllvm=-inline-threshold=400"
+  # The root's copy has no .git: report-gpu.sh pack takes the commit from COURSE_COMMIT.
+  local commit; commit=$(git rev-parse --short HEAD)
+  [ -z "$(git status --porcelain --untracked-files=no)" ] || commit="$commit (with uncommitted changes)"
   local cfg="cmake --preset nvptx -DCOURSE_CUDA_PATH=$cuda -DCOURSE_NVPTX_ARCH=sm_90"
   step build21e in_root "cd /root/course && { [ -f build21d/build.ninja ] || $cfg -B build21d; } &&
-    cmake --build build21d -j2 --target $targets && scripts/report-gpu.sh pack build21d /root/bundle21e"
+    cmake --build build21d -j2 --target $targets && COURSE_COMMIT=\"$commit\" scripts/report-gpu.sh pack build21d /root/bundle21e"
   step build21f in_root "cd /root/course && { [ -f build21f/build.ninja ] || $cfg -B build21f '-DCMAKE_EXE_LINKER_FLAGS=$flag'; } &&
-    cmake --build build21f -j2 --target $targets && scripts/report-gpu.sh pack build21f /root/bundle21f"
+    cmake --build build21f -j2 --target $targets && COURSE_COMMIT=\"$commit\" scripts/report-gpu.sh pack build21f /root/bundle21f"
   step rt21 in_root "cd /root/course && scripts/pack-llvm-runtime.sh --with-libc /root/rt21.tar.xz"
   cp "$R/root/bundle21e.tar.xz" "$R/root/bundle21f.tar.xz" "$R/root/rt21.tar.xz" gpu-carry/
   unmount_root; trap - EXIT
