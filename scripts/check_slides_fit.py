@@ -75,12 +75,12 @@ function measure() {
       // slide's width in a shadow root (its lines' own boxes are unscaled),
       // and both clip what is wider; the block's own box is what shows, and
       // what it clips is counted below.
-      if (e.parentElement && e.parentElement.closest('pre, table')) continue;
+      if (e.parentElement && e.parentElement.closest('pre, marp-pre, table')) continue;
       top = Math.min(top, (r.top - box.top) / scale);
       bottom = Math.max(bottom, (r.bottom - box.top) / scale);
       right = Math.max(right, (r.right - box.left) / scale);
       // A code block or table that scrolls inside itself is cut off too.
-      if (/^(PRE|TABLE)$/.test(e.tagName)) {
+      if (/^(PRE|MARP-PRE|TABLE)$/.test(e.tagName)) {
         const dx = e.scrollWidth - e.clientWidth, dy = e.scrollHeight - e.clientHeight;
         const st = getComputedStyle(e);
         if ((dx > 1 || dy > 1) && st.overflow !== 'visible')
