@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # prepare.sh (here, as root, no GPU): builds, from a fresh checkout, everything the next H200 session
-# carries for issues 54 (LLVM 21 at LLVM 19's speed) and 55 (lesson 11 past the vendor), and checks
+# carries (LLVM 21 at LLVM 19's speed; lesson 11 past the vendor), and checks
 # that each call's carry fits the device machine's 64 MiB. The bundles go to gpu-carry/ (git-ignored
 # scratch, .git/info/exclude), which a new checkout does not have: that is why this script exists.
 #   tools/gpu-next/prepare.sh [19] [21]     (default: both)
@@ -9,9 +9,9 @@
 #       tools/lesson11-explore
 #   21: LLVM 21 in the kept Debian 13 root (tools/llvm21-sass/root.sh finds it; ROOT=DIR picks one):
 #       the root's copy of the tree refreshed, lesson 6 and 11 built there as the course builds them
-#       (bundle21e, /root/course/build21d) and with the inliner flag of issue 54 (bundle21f, build21f),
+#       (bundle21e, /root/course/build21d) and with the inliner flag for lesson 6's reduction clause (bundle21f, build21f),
 #       the runtime pack rt21 (with the root's C runtime), the Share variants (b21), cubin_regs (regs)
-# Then: tools/gpu-next/README.md, "On the H200".
+# Then tools/gpu-next/run.sh 19|21 on the H200 (README.md, "On the H200").
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
