@@ -39,7 +39,7 @@ side19() {
   step variants19 tools/llvm21-sass/variants/build.sh 19
   step nbb env BUILD=build-nvptx tools/lesson11-explore/build_nb_balanced.sh
   step sgk env BUILD=build-nvptx tools/lesson11-explore/build_sgemm_streamk.sh
-  grep -E "^(base|a_pairs|fetch_b_first|a_pairs_store_b_first)|estimate" "$logs/variants19.log" | head -8 || true
+  grep -E "^(base|a_pairs|a_pairs_store_b_first)|estimate" "$logs/variants19.log" | head -8 || true
 }
 
 side21() {

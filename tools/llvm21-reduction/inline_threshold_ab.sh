@@ -2,9 +2,10 @@
 # inline_threshold_ab.sh -- on an NVIDIA GPU node: lesson 6 and lesson 11 built
 # with LLVM 21 (-foffload-lto) as the course builds them (A) and with
 # `-Xoffload-linker -mllvm=-inline-threshold=400` (B), one after the other on
-# one machine. B is the candidate fix for LLVM 21's out-of-line reduction
-# combine (repro_min.cpp; docs/results/llvm21-sass-2026-12-04.md); compare the
-# reduction-clause rows of lesson 6 and lesson 11's SGEMM and N-body rows.
+# one machine. Measured on an H100 on 2026-12-05 (docs/results/h100-2026-12-05.md); since e5af393
+# the course's build adds the flag for LLVM 20+, so an A built from today's tree is B.
+# B was the candidate fix for LLVM 21's out-of-line reduction combine (repro_min.cpp;
+# docs/results/llvm21-sass-2026-12-04.md); compare the reduction-clause rows of lesson 6 and lesson 11's SGEMM and N-body rows.
 #   Build (here, in a Debian 13 root made by scripts/clean-room.sh --dist trixie --keep):
 #     scripts/clean-room.sh --dist trixie --root ROOT --keep --bind /usr/local/cuda -- \
 #       "cmake -S . -B build21f -G Ninja -DCOURSE_TRACK=solutions -DCOURSE_DEVICE=nvptx -DCOURSE_NVPTX_ARCH=sm_90 \
