@@ -1529,6 +1529,13 @@ TEST_CASE("SGEMM with A and B off a 16-byte boundary", "[lesson11][correctness]"
 TEST_CASE("SGEMM is faster than with an 8x8 register tile", "[lesson11][speedup]") {
   if (!course::device_info().is_gpu())
     COURSE_SKIP_SPEED("lesson 11 SGEMM: not timed on the host device, which runs the any-thread path; the correctness tests (C stays zero until step 11.4) and 'SGEMM register tile gets more multiply-adds per load than lesson 5's (compiled for a GPU)' grade it here");
+#if defined(__clang_major__) && __clang_major__ >= 20
+  // LLVM 21's k loop gets a slower schedule from ptxas than LLVM 19's (lesson
+  // 11 README, "LLVM 21"): the 16 x 8 tile gained only 1.04-1.05x over the 8 x 8
+  // one in the lesson program (H100, 21.1.8, docs/results/h100-2026-12-05.md),
+  // against this test's 1.04: a right solution would fail at random.
+  COURSE_SKIP_SPEED("lesson 11 SGEMM: not timed with LLVM 20 and later, whose 16 x 8 tile gains only 1.04-1.05x over lesson 5's on a GPU (H100, LLVM 21.1.8; lesson 11 README, 'LLVM 21'); the correctness tests (C stays zero until step 11.4) and 'SGEMM register tile gets more multiply-adds per load than lesson 5's (compiled for a GPU)' grade it here");
+#endif
   const int n = gemm_speed_n;
   const auto nn = static_cast<std::size_t>(n) * n;
   const auto A = course::random_vector<float>(nn, course_test::seed() + 501, -1.0f, 1.0f);
