@@ -12,6 +12,16 @@
 // loop's MUFU.RSQ closer together (46 of 106 within 5 instructions of the next,
 // against 31), and they queue on the MIO pipe. Not ptxas: clang 21's PTX through
 // CUDA 11.8's ptxas (clang 19's) gives the same 2.228 ms and 336 k.
+// The PTX of the hot loop (8 bodies i x 4 bodies j, unrolled): the arithmetic is
+// the same, instruction for instruction and in the same order. What differs is
+// how the loop walks the tile: clang 19 strength-reduces the index to a pointer
+// (ld.shared.v4.f32 [%rd+-32], the pointer stepped once per 4 bodies j); clang 21
+// keeps a 32-bit index and recomputes each address (mul.wide.u32 by 16, add to
+// the tile's address). That is not the cause: with -DPTRLOOP clang 21 steps a
+// pointer too ([%rd], [%rd+16], ...) and is no faster. The other difference in
+// the loop: clang 21 keeps the floats in untyped .b32 registers (%r, ld.shared.v4.b32)
+// where clang 19 declares .f32 (%f). Whether ptxas schedules them differently is
+// the next thing to test (clang 21's PTX with its float registers retyped).
 //
 // The kernel: a team of 256 threads takes 256 bodies i; each tile of 512 bodies
 // j is copied into team-local memory (16 bytes a body), and each thread adds the
