@@ -18,10 +18,11 @@
 // (ld.shared.v4.f32 [%rd+-32], the pointer stepped once per 4 bodies j); clang 21
 // keeps a 32-bit index and recomputes each address (mul.wide.u32 by 16, add to
 // the tile's address). That is not the cause: with -DPTRLOOP clang 21 steps a
-// pointer too ([%rd], [%rd+16], ...) and is no faster. The other difference in
-// the loop: clang 21 keeps the floats in untyped .b32 registers (%r, ld.shared.v4.b32)
-// where clang 19 declares .f32 (%f). Whether ptxas schedules them differently is
-// the next thing to test (clang 21's PTX with its float registers retyped).
+// pointer too ([%rd], [%rd+16], ...) and is no faster. Nor the register types:
+// clang 21 keeps floats in untyped .b32 registers where clang 19 declares .f32,
+// but clang 19's PTX with its .f32 registers declared .b32 gives ptxas 11.8's
+// byte-identical cubin. What is left differs outside the loop (the kernel's
+// start-up, the parameters' loads, the team state): the next place to look.
 //
 // The kernel: a team of 256 threads takes 256 bodies i; each tile of 512 bodies
 // j is copied into team-local memory (16 bytes a body), and each thread adds the
