@@ -1,6 +1,6 @@
 // call_cost (exploration, not part of the course): what one synchronous target
 // region costs the host beyond its kernel, on LLVM's offload runtime. Lesson 11's
-// per-call figures put 25-30 us between a call and its kernel (ncu) where a CUDA
+// per-call figures put 20-60 us between a call and its kernel (ncu) where a CUDA
 // launch and cudaDeviceSynchronize cost a few us; which part is the launch and
 // wait, and which the mapped arrays that are already present?
 //
@@ -15,7 +15,7 @@
 //   13 + parallel  the same maps, target teams with a parallel inside (team_step's shape)
 //   no maps + par  is_device_ptr, the same shape
 //   call_cost [--reps R] [--rounds K]   (defaults 400, 5)
-// Prints one line per form: median and min in microseconds. Exit 1 if a kernel
+// Prints one line per form: median, min and p90 in microseconds. Exit 1 if a kernel
 // did not write what it should.
 #include <omp.h>
 

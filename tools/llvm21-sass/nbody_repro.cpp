@@ -1,12 +1,12 @@
 // nbody_repro.cpp -- a standalone reproducer (one file, no course headers) of
 // clang 21's slower N-body kernel in lesson 11, for LLVM developers: the given
 // team kernel team_step<8> with the solution's tile_forces, written out. Its
-// kernel is the course's, instruction for instruction (PTX instruction counts
-// equal), and behaves as the course's does. Measured on an H100 with ncu
+// PTX has the course's instruction counts, opcode for opcode, and its kernel
+// behaves as the course's does. Measured on an H100 with ncu
 // (docs/results/h200-2026-12-05.md):
 //   clang 19.1.7:                 2.1345 ms, 1.8051e9 warp instructions, issue
 //                                 slots busy 83.3 %, MIO-throttle stall 144 k
-//   clang 21.1.8 -foffload-lto:   2.2447 ms (5 % slower), 1.8065e9, 79.6 %,
+//   clang 21.1.8 -foffload-lto:   2.2448 ms (5 % slower), 1.8065e9, 79.6 %,
 //                                 MIO-throttle stall 336 k (2.3x)
 // The same work and nearly the same instructions; clang 21's schedule places the
 // loop's MUFU.RSQ closer together (46 of 106 within 5 instructions of the next,
@@ -32,7 +32,7 @@
 //   -DFIRSTPRIVATE   the team's pointers firstprivate on the parallel (changes
 //                    nothing here under either clang)
 //   -DPTRLOOP        the inner loop over a pointer instead of an index (slower
-//                    under both)
+//                    under clang 19, no faster under clang 21)
 //   nbody_repro [n]  n a multiple of 512 (default 65536): median of 20 calls
 //                    (host steady clock, data resident), GFLOP/s, and a check of
 //                    64 bodies against a double-precision step; exit 1 on FAIL.
