@@ -39,7 +39,9 @@ struct Form {
   std::vector<double> us;
 };
 
-// The kernels: team t's thread 0 stores v into out[t]; out is array 12.
+// The kernels: team t's thread 0 stores v into out[t]; out is array 12. Each form
+// writes its body out: the same body as a shared declare-target function changes
+// the kernel (clang 19 then compiles present13 in another execution mode).
 void no_maps(float *const *, float *const *d, float v) {
   float *o = d[12];
 #pragma omp target teams num_teams(kTeams) thread_limit(kThreads) is_device_ptr(o)

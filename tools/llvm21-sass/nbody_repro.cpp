@@ -1,6 +1,8 @@
 // nbody_repro.cpp -- a standalone reproducer (one file, no course headers) of
 // clang 21's slower N-body kernel in lesson 11, for LLVM developers: the given
-// team kernel team_step<8> with the solution's tile_forces, written out. Its
+// team kernel team_step<8> with the solution's tile_forces, written out (a copy on
+// purpose: one file that builds without the course; reference/lesson11_gravity_shared.hpp
+// stays the course's source). Its
 // PTX has the course's instruction counts, opcode for opcode, and its kernel
 // behaves as the course's does. Measured on an H100 with ncu
 // (docs/results/h200-2026-12-05.md):
