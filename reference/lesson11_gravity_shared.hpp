@@ -171,10 +171,7 @@ void team_step(Bodies in, Moved out, int n, Launch launch) {
 #if defined(__NVPTX__)
 #pragma omp allocate(tile, red) allocator(omp_pteam_mem_alloc)
 #endif
-    // firstprivate(n): each thread its own copy. Shared, LLVM 21 keeps n in
-    // team-local memory, and ptxas then bunches the loop's rsqrt (5 % slower;
-    // docs/results/llvm21-nbody-2026-12-05.md).
-#pragma omp parallel firstprivate(n)
+#pragma omp parallel
     {
       const int nt = omp_get_num_threads(), t = omp_get_thread_num();
       const int league = omp_get_num_teams(), team = omp_get_team_num();
