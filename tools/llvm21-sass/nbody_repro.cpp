@@ -67,7 +67,9 @@ static inline float rsqrt_fast(float d2) {
 }
 #pragma omp end declare target
 
-#ifdef FIRSTPRIVATE
+#if defined(FIRSTPRIVATE_N)
+#define TEAM_POINTERS firstprivate(n)
+#elif defined(FIRSTPRIVATE)
 #define TEAM_POINTERS firstprivate(x, y, z, m, vx, vy, vz, xo, yo, zo, vxo, vyo, vzo)
 #else
 #define TEAM_POINTERS
@@ -82,11 +84,17 @@ struct Group {
 static inline void tile_forces(const B4 *tile, int q0, int q1, Group &g) {
   float ax[P], ay[P], az[P];
   for (int p = 0; p < P; ++p) ax[p] = ay[p] = az[p] = 0.0f;
-#ifdef PTRLOOP
+#if defined(PTRLOOP)
   const B4 *const qe = tile + q1;
 #pragma omp unroll partial(4)
   for (const B4 *q = tile + q0; q < qe; ++q) {
     const B4 j = *q;
+#elif defined(COUNTLOOP)
+  const B4 *const tq = tile + q0;
+  const COUNTLOOP len = q1 - q0;
+#pragma omp unroll partial(4)
+  for (COUNTLOOP k = 0; k < len; ++k) {
+    const B4 j = tq[k];
 #else
 #pragma omp unroll partial(4)
   for (int q = q0; q < q1; ++q) {
@@ -140,7 +148,11 @@ void step(int n, int threads, const float *x, const float *y, const float *z, co
             for (int k = t; k < len; k += nt) tile[k] = B4{x[j0 + k], y[j0 + k], z[j0 + k], m[j0 + k]};
 #pragma omp barrier
             if (split && len == TW)
+#ifdef SHIFTED
+              tile_forces(tile + part * (TW / P), 0, TW / P, g);
+#else
               tile_forces(tile, part * (TW / P), (part + 1) * (TW / P), g);
+#endif
             else
               tile_forces(tile, part * len / parts, (part + 1) * len / parts, g);
           }
@@ -231,13 +243,17 @@ int main(int argc, char **argv) {
   std::sort(ms.begin(), ms.end());
   const double med = ms[ms.size() / 2], gflops = 20.0 * n * double(n) / (med * 1e6);
   std::printf("nbody_repro n=%d (%s%s): median %.4f ms (min %.4f) per call, %.1f GFLOP/s  %s\n", n,
-#ifdef FIRSTPRIVATE
+#if defined(FIRSTPRIVATE_N)
+              "firstprivate n",
+#elif defined(FIRSTPRIVATE)
               "firstprivate pointers",
 #else
               "shared pointers",
 #endif
-#ifdef PTRLOOP
+#if defined(PTRLOOP)
               ", pointer loop",
+#elif defined(COUNTLOOP)
+              ", count loop",
 #else
               ", index loop",
 #endif
