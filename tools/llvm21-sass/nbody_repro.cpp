@@ -10,21 +10,22 @@
 //                                 slots busy 83.3 %, MIO-throttle stall 144 k
 //   clang 21.1.8 -foffload-lto:   2.2448 ms (5 % slower), 1.8065e9, 79.6 %,
 //                                 MIO-throttle stall 336 k (2.3x)
-// The same work and nearly the same instructions; clang 21's schedule places the
-// loop's MUFU.RSQ closer together (46 of 106 within 5 instructions of the next,
-// against 31), and they queue on the MIO pipe. Not ptxas: clang 21's PTX through
-// CUDA 11.8's ptxas (clang 19's) gives the same 2.228 ms and 336 k.
-// The PTX of the hot loop (8 bodies i x 4 bodies j, unrolled): the arithmetic is
-// the same, instruction for instruction and in the same order. What differs is
-// how the loop walks the tile: clang 19 strength-reduces the index to a pointer
-// (ld.shared.v4.f32 [%rd+-32], the pointer stepped once per 4 bodies j); clang 21
-// keeps a 32-bit index and recomputes each address (mul.wide.u32 by 16, add to
-// the tile's address). That is not the cause: with -DPTRLOOP clang 21 steps a
-// pointer too ([%rd], [%rd+16], ...) and is no faster. Nor the register types:
-// clang 21 keeps floats in untyped .b32 registers where clang 19 declares .f32,
-// but clang 19's PTX with its .f32 registers declared .b32 gives ptxas 11.8's
-// byte-identical cubin. What is left differs outside the loop (the kernel's
-// start-up, the parameters' loads, the team state): the next place to look.
+// The same work and nearly the same instructions, and the same PTX arithmetic in
+// the hot loop, instruction for instruction; not ptxas either: clang 21's PTX
+// through CUDA 11.8's ptxas (clang 19's) gives the same 2.228 ms and 336 k.
+// What differs is how the hot loop (a whole tile's part, 64 bodies j, unrolled by
+// 4) counts. clang 19 counts a byte offset from 0 to 1024 and adds it to a
+// pointer of the thread's: ptxas keeps the offset in a uniform register
+// (LDS.128 [R6+UR9]). clang 21 counts the index itself, from part * 64 to
+// part * 64 + 64, and computes each address from it (mul.wide.u32, add): ptxas
+// keeps it in a per-thread register (a LEA a trip) and schedules the loop
+// otherwise, its MUFU.RSQ bunched in fours. Counting from 0 (-DCOUNTLOOP=int)
+// gives clang 21 a uniform count (UIADD3) and closes 45 % of the kernel's gap
+// (H100, ncu: 2.190 against 2.236 ms; docs/results/llvm21-nbody-2026-12-05.md).
+// Passing the part as its own tile from 0 (-DSHIFTED, as lesson 11's given kernel
+// now does) gives clang 21 a uniform count too, in another schedule, and clang 19
+// a byte-identical cubin. A pointer loop (-DPTRLOOP) or n firstprivate
+// (-DFIRSTPRIVATE_N: n in a register, not team-local memory) is no faster.
 //
 // The kernel: a team of 256 threads takes 256 bodies i; each tile of 512 bodies
 // j is copied into team-local memory (16 bytes a body), and each thread adds the
@@ -33,8 +34,12 @@
 // rsqrt.approx each.
 //   -DFIRSTPRIVATE   the team's pointers firstprivate on the parallel (changes
 //                    nothing here under either clang)
+//   -DFIRSTPRIVATE_N n firstprivate instead (no faster under clang 21)
 //   -DPTRLOOP        the inner loop over a pointer instead of an index (slower
 //                    under clang 19, no faster under clang 21)
+//   -DCOUNTLOOP=T    the inner loop counts k = 0..q1-q0 in type T (int: faster
+//                    under clang 21)
+//   -DSHIFTED        the kernel passes a whole tile's part as tile + q0, 0, 64
 //   nbody_repro [n]  n a multiple of 512 (default 65536): median of 20 calls
 //                    (host steady clock, data resident), GFLOP/s, and a check of
 //                    64 bodies against a double-precision step; exit 1 on FAIL.
@@ -242,7 +247,7 @@ int main(int argc, char **argv) {
   }
   std::sort(ms.begin(), ms.end());
   const double med = ms[ms.size() / 2], gflops = 20.0 * n * double(n) / (med * 1e6);
-  std::printf("nbody_repro n=%d (%s%s): median %.4f ms (min %.4f) per call, %.1f GFLOP/s  %s\n", n,
+  std::printf("nbody_repro n=%d (%s%s%s): median %.4f ms (min %.4f) per call, %.1f GFLOP/s  %s\n", n,
 #if defined(FIRSTPRIVATE_N)
               "firstprivate n",
 #elif defined(FIRSTPRIVATE)
@@ -256,6 +261,11 @@ int main(int argc, char **argv) {
               ", count loop",
 #else
               ", index loop",
+#endif
+#ifdef SHIFTED
+              ", each part its own tile",
+#else
+              "",
 #endif
               med, ms.front(), gflops, bad ? "FAIL" : "PASS");
   return bad ? 1 : 0;
