@@ -10,10 +10,11 @@ die() { echo "cuda118.sh: error: $*" >&2; exit 2; }
 for t in curl xz dpkg-deb; do command -v $t >/dev/null || die "$t not found (apt-get install curl xz-utils dpkg)"; done
 mirror=http://deb.debian.org/debian
 if [ ! -x "$dest/usr/bin/nvdisasm" ]; then
-  file=$(curl -fsS "$mirror/dists/bookworm/non-free/binary-amd64/Packages.xz" | xz -d |
-    awk '/^Package: nvidia-cuda-toolkit$/ { p = 1 } p && /^Filename:/ { print $2; exit }')
-  [ -n "$file" ] || die "no nvidia-cuda-toolkit in bookworm non-free"
   t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
+  curl -fsS -o "$t/Packages.xz" "$mirror/dists/bookworm/non-free/binary-amd64/Packages.xz" ||
+    die "could not read bookworm non-free's package list from $mirror"
+  file=$(xz -dc "$t/Packages.xz" | awk '/^Package: nvidia-cuda-toolkit$/ { p = 1 } p && /^Filename:/ && !f { f = $2 } END { print f }')
+  [ -n "$file" ] || die "no nvidia-cuda-toolkit in bookworm non-free"
   curl -fsS -o "$t/tk.deb" "$mirror/$file" || die "could not download $mirror/$file"
   mkdir -p "$dest" && dpkg-deb -x "$t/tk.deb" "$dest"
 fi
