@@ -28,7 +28,7 @@ for v in BASE SHIFTED COUNTLOOP=int; do
 done
 cmp -s "$out/clang19-BASE.cubin" "$out/clang19-SHIFTED.cubin" && s=byte-identical || s=different
 echo "== clang 19: SHIFTED's cubin against BASE's: $s"
-# shellcheck source=../root.sh
+# shellcheck source=../root.sh source-path=SCRIPTDIR
 . "$here/../root.sh"
 if ! (find_root) 2>/dev/null; then echo "== clang 21: no Debian 13 root (scripts/clean-room.sh --dist trixie --keep), skipped"; exit 0; fi
 find_root; trap unmount_root EXIT; mount_root
