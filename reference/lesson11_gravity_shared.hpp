@@ -195,9 +195,9 @@ void team_step(Bodies in, Moved out, int n, Launch launch) {
             for (int k = t; k < len; k += nt) tile[k] = Body4{x[j0 + k], y[j0 + k], z[j0 + k], m[j0 + k]};
 #pragma omp barrier
             // A whole tile: the part's range is known when compiled. Passed as its
-            // own tile from 0, so the loop counts 0..TW/P: LLVM 21 then keeps the
-            // count in a uniform register as LLVM 19 does, whose code is unchanged
-            // (docs/results/llvm21-nbody-2026-12-05.md).
+            // own tile from 0, so the loop counts 0..TW/P: LLVM 21 then steps the
+            // count in a uniform register, as LLVM 19 does (its code is unchanged;
+            // docs/results/llvm21-nbody-2026-12-05.md).
             if (split && len == TW)
               forces(tile + part * (TW / P), 0, TW / P, g);
             else

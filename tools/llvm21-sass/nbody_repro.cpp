@@ -12,20 +12,23 @@
 //                                 MIO-throttle stall 336 k (2.3x)
 // The same work and nearly the same instructions, and the same PTX arithmetic in
 // the hot loop, instruction for instruction; not ptxas either: clang 21's PTX
-// through CUDA 11.8's ptxas (clang 19's) gives the same 2.228 ms and 336 k.
+// through CUDA 11.8's ptxas (clang 19's) gives 2.228 ms (within 1 %) and 336 k.
 // What differs is how the hot loop (a whole tile's part, 64 bodies j, unrolled by
 // 4) counts. clang 19 counts a byte offset from 0 to 1024 and adds it to a
 // pointer of the thread's: ptxas keeps the offset in a uniform register
 // (LDS.128 [R6+UR9]). clang 21 counts the index itself, from part * 64 to
 // part * 64 + 64, and computes each address from it (mul.wide.u32, add): ptxas
 // keeps it in a per-thread register (a LEA a trip) and schedules the loop
-// otherwise, its MUFU.RSQ bunched in fours. Counting from 0 (-DCOUNTLOOP=int)
-// gives clang 21 a uniform count (UIADD3) and closes 45 % of the kernel's gap
-// (H100, ncu: 2.190 against 2.236 ms; docs/results/llvm21-nbody-2026-12-05.md).
+// otherwise, its MUFU.RSQ closer together. Counting from 0 (-DCOUNTLOOP=int)
+// steps clang 21's count in a uniform register (UIADD3; the exit test and the
+// address stay per thread) and closes 45 % of the kernel's gap (H100, ncu
+// medians: 2.190 against 2.236 ms in one call, clang 19's 2.135 in another;
+// docs/results/llvm21-nbody-2026-12-05.md).
 // Passing the part as its own tile from 0 (-DSHIFTED, as lesson 11's given kernel
-// now does) gives clang 21 a uniform count too, in another schedule, and clang 19
-// a byte-identical cubin. A pointer loop (-DPTRLOOP) or n firstprivate
-// (-DFIRSTPRIVATE_N: n in a register, not team-local memory) is no faster.
+// now does) does the same for clang 21, in another schedule (not yet run on a
+// GPU), and gives clang 19 a byte-identical cubin. A pointer loop (-DPTRLOOP) is
+// no faster; n firstprivate (-DFIRSTPRIVATE_N: n in a register, not team-local
+// memory) is 0.4 % slower.
 //
 // The kernel: a team of 256 threads takes 256 bodies i; each tile of 512 bodies
 // j is copied into team-local memory (16 bytes a body), and each thread adds the
@@ -34,11 +37,11 @@
 // rsqrt.approx each.
 //   -DFIRSTPRIVATE   the team's pointers firstprivate on the parallel (changes
 //                    nothing here under either clang)
-//   -DFIRSTPRIVATE_N n firstprivate instead (no faster under clang 21)
+//   -DFIRSTPRIVATE_N n firstprivate instead (0.4 % slower under clang 21)
 //   -DPTRLOOP        the inner loop over a pointer instead of an index (slower
 //                    under clang 19, no faster under clang 21)
-//   -DCOUNTLOOP=T    the inner loop counts k = 0..q1-q0 in type T (int: faster
-//                    under clang 21)
+//   -DCOUNTLOOP=T    the inner loop counts k = 0..q1-q0 in type T (int: 2 %
+//                    faster under clang 21)
 //   -DSHIFTED        the kernel passes a whole tile's part as tile + q0, 0, 64
 //   nbody_repro [n]  n a multiple of 512 (default 65536): median of 20 calls
 //                    (host steady clock, data resident), GFLOP/s, and a check of
