@@ -6,7 +6,7 @@ entry an edit of the finished file that gives the mistake, the test that must
 catch it and words its failure message must contain:
 
     [[mistake]]
-    id = "a"                                  # lesson N's mistake N.a
+    id = "a"                                  # lesson N's mistake N.a (after z: aa, ab, ...)
     title = "map(to:) for the output"         # what the student did, in their words
     kind = "wrong clause"                     # step half done | right answer without the technique |
                                               # wrong clause | race | off by one | needless copies |
@@ -72,8 +72,8 @@ def load(root, nn):
         for key in ("id", "title", "kind", "replace", "with", "test", "words"):
             if key not in m:
                 raise CatalogueError(f"{where}: no '{key}'")
-        if not re.fullmatch(r"[a-z]", m["id"]) or m["id"] in seen:
-            raise CatalogueError(f"{where}: id '{m['id']}' must be one new letter a-z")
+        if not re.fullmatch(r"[a-z]{1,2}", m["id"]) or m["id"] in seen:
+            raise CatalogueError(f"{where}: id '{m['id']}' must be new: a letter a-z, then aa, ab, ...")
         seen.add(m["id"])
         if m["kind"] not in KINDS:
             raise CatalogueError(f"{where}: kind '{m['kind']}' is none of: {', '.join(KINDS)}")

@@ -26,6 +26,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "course/data.hpp"
@@ -1308,6 +1309,62 @@ const int nbody_speed_n = 2048;
 
 TEST_CASE("N-body step at n = 1 97 1000 4099", "[lesson11][correctness]") {
   for (int n : {1, 97, 1000, 4099}) COURSE_CHECK(check_nbody(n, {}, "N-body step, n=" + std::to_string(n)));
+}
+
+TEST_CASE("N-body tile_forces pulls with tile bodies q0 to q1 - 1 and adds to the sums", "[lesson11][correctness]") {
+  // One call of tile_forces on the host (gravity.inc's tile_forces_once). On
+  // the host device the kernel always passes q0 = 0; on a GPU each part of a
+  // tile starts elsewhere, so here the ranges start past 0.
+  constexpr int T = 2 * lesson11::tile_bodies, cap = lesson11::tile_bodies;
+  const auto r = course::random_vector<float>(4 * (T + 1) + 6 * cap, course_test::seed() + 11, -1.0f, 1.0f);
+  std::vector<lesson11::Body4> tile(T + 1);  // one spare body: a loop that overruns q1 reads a body, not past the end
+  for (int q = 0; q <= T; ++q) tile[q] = lesson11::Body4{r[4 * q], r[4 * q + 1], r[4 * q + 2], 1.25f + r[4 * q + 3]};
+  const std::vector<float> xyz(r.begin() + 4 * (T + 1), r.begin() + 4 * (T + 1) + 3 * cap);
+  const std::vector<float> acc0(r.begin() + 4 * (T + 1) + 3 * cap, r.end());
+  // The pull of tile[a:b) on body p, component c, in double; mag: the sum of |terms|.
+  auto pull_of = [&](int a, int b, int p, int c, double &mag) {
+    double s = 0;
+    mag = 0;
+    for (int q = a; q < b; ++q) {
+      const double d[3] = {double(tile[q].x) - xyz[3 * p], double(tile[q].y) - xyz[3 * p + 1],
+                           double(tile[q].z) - xyz[3 * p + 2]};
+      const double d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + lesson11::softening_squared;
+      const double t = tile[q].m * d[c] / (d2 * std::sqrt(d2));
+      s += t;
+      mag += std::fabs(t);
+    }
+    return s;
+  };
+  for (const auto &[q0, q1] : std::vector<std::pair<int, int>>{{0, T / 8}, {T / 8, T / 4}, {37, 301}, {T - 5, T}}) {
+    std::vector<float> acc = acc0;
+    const int P = lesson11::tile_forces_once(tile.data(), q0, q1, xyz.data(), acc.data(), cap);
+    REQUIRE(P >= 1);
+    std::string bad;
+    for (int p = 0; p < P && bad.empty(); ++p)
+      for (int c = 0; c < 3 && bad.empty(); ++c) {
+        double mag = 0, mag0 = 0;
+        const double a0 = acc0[3 * p + c], want = a0 + pull_of(q0, q1, p, c, mag), got = acc[3 * p + c];
+        const double tol = 2e-5 * mag + 1e-6 * std::fabs(a0) + 1e-30;
+        if (std::fabs(got - want) <= tol) continue;
+        const double from0 = a0 + pull_of(0, q1 - q0, p, c, mag0);
+        std::ostringstream m;
+        m << "tile_forces(tile, q0 = " << q0 << ", q1 = " << q1 << ", g), body " << p << " of the group, component "
+          << c << ": got " << got << ", want " << want << ".\n";
+        if (q0 > 0 && std::fabs(got - from0) <= 2e-5 * mag0 + 1e-6 * std::fabs(a0))
+          m << "That is the pull of tile[0:" << q1 - q0 << "): the loop counts from 0. The kernel hands each "
+               "part of a tile its own range: pull with tile[q0] to tile[q1 - 1]";
+        else if (std::fabs(got - (want - a0)) <= tol)
+          m << "The sums were replaced, not added to: g.ax[p] and its kin already hold the earlier tiles' pull";
+        else
+          m << "Some bodies j of tile[q0:q1) were missed or counted twice, or bodies outside it pulled";
+        m << " (README, Steps: 11.3).";
+        bad = m.str();
+      }
+    course::Check ch;
+    ch.ok = bad.empty();
+    ch.message = bad.empty() ? "tile_forces over tile[" + std::to_string(q0) + ":" + std::to_string(q1) + ")" : bad;
+    COURSE_CHECK(ch);
+  }
 }
 
 TEST_CASE("N-body step is right whatever teams and threads the runtime grants", "[lesson11][correctness]") {

@@ -26,4 +26,10 @@ void nbody_step(Bodies in, Moved out, int n, Launch launch = {});
 /// step's or a mistake's copy of it).
 const char *gravity_source_file();
 
+/// For the tests: adds the pull of tile[q0:q1) on the first bodies_per_thread
+/// bodies at @p xyz (x, y, z each) to their accelerations @p acc (ax, ay, az
+/// each) by one call of tile_forces, on the host. Returns bodies_per_thread,
+/// or -1 (nothing done) where it exceeds @p capacity.
+int tile_forces_once(const Body4 *tile, int q0, int q1, const float *xyz, float *acc, int capacity);
+
 }  // namespace lesson11

@@ -8,13 +8,17 @@
 #   21: nbody_repro under LLVM 21, base, -DSHIFTED and -DCOUNTLOOP=int (3 runs each, interleaved; ncu
 #       of each), then lesson 11's report 5 times; carry gpu-carry/rt21.tar.xz, gpu-carry/B21.tar.xz
 #       and gpu-carry/nbr/ (nbr21, nbr21_SHIFTED, nbr21_COUNTLOOP: built with clang++-21 -foffload-lto)
+#   19r: nbody_repro under LLVM 19 and lesson 11's report 5 times with LLVM 19 (the side-by-side's other
+#       half, when the verdicts do not fit the call)
 # The two calls' ncu kernel times give the share of LLVM 19's lead each form takes back, on one card.
+# ANY=1 runs on whatever card came (for a side-by-side on one card that is not an H200: both calls
+# must then land on the same kind, which the output's first line says).
 # Output: $OUT/nbr19.txt, $OUT/ncu19.txt, $OUT/verdicts19.txt, or $OUT/nbr21.txt, $OUT/ncu21.txt and
 # the report's files.
 set -u
-v=${1:-}; [ "$v" = 19 ] || [ "$v" = 21 ] || { echo "usage: h200.sh 19|21" >&2; exit 2; }
+v=${1:-}; case "$v" in 19|19r|21) ;; *) echo "usage: [ANY=1] h200.sh 19|19r|21" >&2; exit 2 ;; esac
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1); echo "GPU: $gpu"; date -u
-case "$gpu" in *H200*) ;; *) echo "h200.sh: not an H200: nothing run"; exit 0 ;; esac
+case "$gpu" in *H200*) ;; *) [ "${ANY:-0}" = 1 ] || { echo "h200.sh: not an H200: nothing run"; exit 0; } ;; esac
 nbody() {  # RT BUILD...: 3 interleaved runs of each build, then ncu of each
   local rt=$1; shift
   for _ in 1 2 3; do for b in "$@"; do
@@ -24,14 +28,20 @@ nbody() {  # RT BUILD...: 3 interleaved runs of each build, then ncu of each
       --metrics gpu__time_duration.sum,smsp__issue_active.avg.pct_of_peak_sustained_active \
       scripts/gpu-node.sh "$rt" "gpu-carry/nbr/$b" 2>&1 | grep -E 'gpu__time|issue_active'; done | tee "$OUT/ncu$v.txt"
 }
-if [ "$v" = 19 ]; then
+report() {  # RT BUNDLE LLVM: lesson 11's report, 5 repeats
+  scripts/report-gpu.sh run "$1" "$2" --full --no-starters --lessons 11 --repeat 5 \
+    --kernel-time > "$OUT/report$3.txt" 2>&1; echo "report rc $?"
+  rm -f "$OUT"/*.png; grep -E '\| L11 \|' "$OUT/report.md" | cut -c1-200
+}
+if [ "$v" = 19r ]; then
+  v=19; nbody gpu-carry/rt19.tar.xz nbr19
+  report gpu-carry/rt19.tar.xz gpu-carry/B19.tar.xz 19
+elif [ "$v" = 19 ]; then
   nbody gpu-carry/rt19.tar.xz nbr19
   scripts/report-gpu.sh test gpu-carry/rt19.tar.xz gpu-carry/B19.tar.xz --repeat 20 --lessons 11 > "$OUT/verdicts19.txt" 2>&1
   echo "verdicts rc $?"; tail -16 "$OUT/verdicts19.txt"
 else
   nbody gpu-carry/rt21.tar.xz nbr21 nbr21_SHIFTED nbr21_COUNTLOOP
-  scripts/report-gpu.sh run gpu-carry/rt21.tar.xz gpu-carry/B21.tar.xz --full --no-starters --lessons 11 --repeat 5 \
-    --kernel-time > "$OUT/report21.txt" 2>&1; echo "report rc $?"
-  rm -f "$OUT"/*.png; grep -E '\| L11 \|' "$OUT/report.md" | cut -c1-200
+  report gpu-carry/rt21.tar.xz gpu-carry/B21.tar.xz 21
 fi
 date -u
