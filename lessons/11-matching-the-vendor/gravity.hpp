@@ -28,8 +28,9 @@ const char *gravity_source_file();
 
 /// For the tests: adds the pull of tile[q0:q1) on the first bodies_per_thread
 /// bodies at @p xyz (x, y, z each) to their accelerations @p acc (ax, ay, az
-/// each) by one call of tile_forces, on the host. Returns bodies_per_thread,
-/// or -1 (nothing done) where it exceeds @p capacity.
-int tile_forces_once(const Body4 *tile, int q0, int q1, const float *xyz, float *acc, int capacity);
+/// each) by one call of tile_forces, on the host, and returns
+/// bodies_per_thread. Room for tile_bodies bodies is always enough (team_step
+/// asserts that bodies_per_thread divides it).
+int tile_forces_once(const Body4 *tile, int q0, int q1, const float *xyz, float *acc);
 
 }  // namespace lesson11

@@ -60,7 +60,8 @@ inline void tile_forces(const Body4 *tile, int q0, int q1, Group<bodies_per_thre
 
 }  // namespace
 
-// nbody_step() (given): the team kernel with your tile_forces inside.
+// nbody_step() and tile_forces_once() (given): the team kernel with your
+// tile_forces inside, and one call of it for the tests.
 #include "gravity.inc"
 
 }  // namespace lesson11
