@@ -1,43 +1,30 @@
 #!/usr/bin/env python3
-"""Per kernel in an nvdisasm listing: instruction classes overall and in the
-loop body (backward-branch target .. branch) holding the most FFMA."""
-import re, sys, collections
-text = open(sys.argv[1]).read()
+"""sass_stats.py LISTING [KERNEL]: per kernel in an `nvdisasm -c` listing, the instruction
+classes overall, each loop (backward-branch target .. branch) with its FFMA, and the classes
+in the loop holding the most FFMA. KERNEL: a substring of the kernel's name."""
+import collections
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from sass_loops import instructions, loops, nvdisasm_functions  # noqa: E402  (tools/sass_loops.py)
+
+
+def cls(op):
+    return op.split(".")[0] + (".128" if ".128" in op else ".64" if ".64" in op else "")
+
+
 want = sys.argv[2] if len(sys.argv) > 2 else ""
-for sec in re.split(r"//-+ \.text\.", text)[1:]:
-    name = sec.split()[0]
-    if want not in name: continue
-    lines = []  # (addr, opcode, full)
-    labels = {}
-    pend = []
-    for ln in sec.splitlines():
-        lm = re.match(r"\.L_x_(\d+):", ln)
-        if lm: pend.append(lm.group(1)); continue
-        am = re.search(r"/\*([0-9a-f]{4,})\*/", ln)
-        if am and pend:
-            for q in pend: labels[q] = int(am.group(1), 16)
-            pend = []
-    for m in re.finditer(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]+)([^;]*);", sec):
-        lines.append((int(m.group(1), 16), m.group(3), m.group(0)))
-    cls = lambda op: op.split('.')[0] + ('.128' if '.128' in op else '.64' if '.64' in op else '')
-    tot = collections.Counter(cls(o) for _, o, _ in lines)
-    # loops: BRA to an earlier address
-    best = None
-    loops = []
-    for i, (a, o, full) in enumerate(lines):
-        if o.startswith('BRA'):
-            t = re.search(r"`?\(?\.L_x_(\d+)|0x([0-9a-f]+)", full.split('BRA', 1)[1])
-            m = re.search(r"\.L_x_(\d+)", full.split('BRA', 1)[1])
-            if not m or m.group(1) not in labels: continue
-            tgt = labels[m.group(1)]
-            if tgt <= a:
-                body = [x for x in lines if tgt <= x[0] <= a]
-                f = sum(1 for x in body if x[1].startswith('FFMA'))
-                if best is None or f > best[0]: best = (f, tgt, a, body)
-                loops.append((tgt, a, len(body), f))
+for name, body in nvdisasm_functions(open(sys.argv[1]).read()):
+    if want not in name:
+        continue
+    tot = collections.Counter(cls(o) for _, o, _ in instructions(body))
+    found = [(lo, hi, loop, sum(1 for x in loop if x[1].startswith("FFMA"))) for lo, hi, loop in loops(body)]
     print(f"== {name[:110]}")
     print("  all:", ", ".join(f"{k} {v}" for k, v in tot.most_common(14)))
-    for L in loops: print(f"  loop {L[0]:#x}-{L[1]:#x}: {L[2]} instr, {L[3]} FFMA")
-    if best:
-        c = collections.Counter(cls(x[1]) for x in best[3])
-        print(f"  loop {best[1]:#x}-{best[2]:#x}: {len(best[3])} instr:", ", ".join(f"{k} {v}" for k, v in c.most_common(16)))
+    for lo, hi, loop, f in found:
+        print(f"  loop {lo:#x}-{hi:#x}: {len(loop)} instr, {f} FFMA")
+    if found:
+        lo, hi, loop, _ = max(found, key=lambda x: x[3])  # the first of equals, as before
+        c = collections.Counter(cls(x[1]) for x in loop)
+        print(f"  loop {lo:#x}-{hi:#x}: {len(loop)} instr:", ", ".join(f"{k} {v}" for k, v in c.most_common(16)))
