@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
 # h200.sh 19|21 (GPU node): the runs issues 54 and 55 still need, only on an H200 (elsewhere it
 # prints the card and stops, so a call that was given another card costs seconds).
-#   19: nbody_repro under LLVM 19 (3 runs, ncu), then lesson 11's verdicts 20 times (report-gpu.sh
-#       test --repeat 20 --lessons 11); carry gpu-carry/rt19.tar.xz, gpu-carry/B19.tar.xz
+#   19: nbody_repro under LLVM 19 (3 runs, ncu), lesson 11's report 5 times, then its verdicts 20
+#       times (report-gpu.sh test --repeat 20 --lessons 11; about 5 minutes in all on an H100); carry gpu-carry/rt19.tar.xz, gpu-carry/B19.tar.xz
 #       (scripts/pack-llvm-runtime.sh, scripts/report-gpu.sh pack build-nvptx gpu-carry/B19) and
 #       gpu-carry/nbr/nbr19 (tools/llvm21-sass/nbody_repro.cpp built with clang++-19)
 #   21: nbody_repro under LLVM 21, base, -DSHIFTED and -DCOUNTLOOP=int (3 runs each, interleaved; ncu
 #       of each), then lesson 11's report 5 times; carry gpu-carry/rt21.tar.xz, gpu-carry/B21.tar.xz
 #       and gpu-carry/nbr/ (nbr21, nbr21_SHIFTED, nbr21_COUNTLOOP: built with clang++-21 -foffload-lto)
-#   19r: nbody_repro under LLVM 19 and lesson 11's report 5 times with LLVM 19 (the side-by-side's other
-#       half, when the verdicts do not fit the call)
+#   19r: as 19 without the verdicts
 # The two calls' ncu kernel times give the share of LLVM 19's lead each form takes back, on one card.
 # ANY=1 runs on whatever card came (for a side-by-side on one card that is not an H200: both calls
 # must then land on the same kind, which the output's first line says).
@@ -38,6 +37,7 @@ if [ "$v" = 19r ]; then
   report gpu-carry/rt19.tar.xz gpu-carry/B19.tar.xz 19
 elif [ "$v" = 19 ]; then
   nbody gpu-carry/rt19.tar.xz nbr19
+  report gpu-carry/rt19.tar.xz gpu-carry/B19.tar.xz 19
   scripts/report-gpu.sh test gpu-carry/rt19.tar.xz gpu-carry/B19.tar.xz --repeat 20 --lessons 11 > "$OUT/verdicts19.txt" 2>&1
   echo "verdicts rc $?"; tail -16 "$OUT/verdicts19.txt"
 else
