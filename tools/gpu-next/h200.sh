@@ -2,9 +2,10 @@
 # h200.sh 19|21 (GPU node): the runs issues 54 and 55 still need, only on an H200 (elsewhere it
 # prints the card and stops, so a call that was given another card costs seconds).
 #   19: nbody_repro under LLVM 19 (3 runs, ncu), lesson 11's report 5 times, then its verdicts 20
-#       times (report-gpu.sh test --repeat 20 --lessons 11; about 5 minutes in all on an H100); carry gpu-carry/rt19.tar.xz, gpu-carry/B19.tar.xz
-#       (scripts/pack-llvm-runtime.sh, scripts/report-gpu.sh pack build-nvptx gpu-carry/B19) and
-#       gpu-carry/nbr/nbr19 (tools/llvm21-sass/nbody_repro.cpp built with clang++-19)
+#       times (report-gpu.sh test --repeat 20 --lessons 11); about 5 minutes in all on an H100;
+#       carry gpu-carry/rt19.tar.xz, gpu-carry/B19.tar.xz (scripts/pack-llvm-runtime.sh,
+#       scripts/report-gpu.sh pack build-nvptx gpu-carry/B19) and gpu-carry/nbr/nbr19
+#       (tools/llvm21-sass/nbody_repro.cpp built with clang++-19)
 #   21: nbody_repro under LLVM 21, base, -DSHIFTED and -DCOUNTLOOP=int (3 runs each, interleaved; ncu
 #       of each), then lesson 11's report 5 times; carry gpu-carry/rt21.tar.xz, gpu-carry/B21.tar.xz
 #       and gpu-carry/nbr/ (nbr21, nbr21_SHIFTED, nbr21_COUNTLOOP: built with clang++-21 -foffload-lto)
@@ -12,8 +13,8 @@
 # The two calls' ncu kernel times give the share of LLVM 19's lead each form takes back, on one card.
 # ANY=1 runs on whatever card came (for a side-by-side on one card that is not an H200: both calls
 # must then land on the same kind, which the output's first line says).
-# Output: $OUT/nbr19.txt, $OUT/ncu19.txt, $OUT/verdicts19.txt, or $OUT/nbr21.txt, $OUT/ncu21.txt and
-# the report's files.
+# Output: $OUT/nbrNN.txt, $OUT/ncuNN.txt, $OUT/reportNN.txt with the report's files, and for 19
+# $OUT/verdicts19.txt and repeat.md.
 set -u
 v=${1:-}; case "$v" in 19|19r|21) ;; *) echo "usage: [ANY=1] h200.sh 19|19r|21" >&2; exit 2 ;; esac
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1); echo "GPU: $gpu"; date -u
