@@ -1253,11 +1253,13 @@ std::string nbody_body_error(const NbodySet &b, int i) {
       if (v1[c] == unwritten)
         why = "never written: no thread wrote this body's new velocity";
       else if (std::fabs(got_a) < 0.01 * std::fabs(a[c]))
-        why = "it was never pulled: a body of some thread's group got no tile's pull (the loop over the group "
-              "must cover all bodies_per_thread bodies)";
+        why = "it was never pulled, or only by the last tile: a body of some thread's group got no tile's pull "
+              "(the loop over the group must cover all bodies_per_thread bodies), or each call of tile_forces "
+              "replaced the group's sums instead of adding to them";
       else
-        why = "it was pulled by the wrong bodies: some bodies j counted twice or missed, or pulls added into "
-              "another body of the group (each body p of the group has its own ax[p], ay[p], az[p])";
+        why = "it was pulled by the wrong bodies: some bodies j counted twice or missed, pulls added into "
+              "another body of the group (each body p of the group has its own ax[p], ay[p], az[p]), or each "
+              "call of tile_forces (one per tile) replaced the group's sums instead of adding to them";
       return "body " + std::to_string(i) + " of " + std::to_string(b.n) + ", acceleration component " +
              std::to_string(c) + ": got " + std::to_string(got_a) + ", want " + std::to_string(a[c]) + ".\n" +
              why + " (README, Steps: 11.3).";

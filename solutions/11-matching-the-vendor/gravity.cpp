@@ -15,11 +15,13 @@ namespace {
 #pragma omp begin declare target
 
 // Step 11.3: add the pull of the tile's bodies tile[q0:q1) on this thread's
-// group g of bodies_per_thread bodies. The given kernel hands each thread
-// bodies_per_thread bodies of its team's 256 and, where the team has its 256
-// threads, splits every tile into bodies_per_thread parts [q0, q1), one per
-// thread of a group's bodies, so a team still does 256 x 256 interactions per
-// tile; it adds up the parts' accelerations at the end.
+// group g of bodies_per_thread bodies; it is called once per tile, so add to
+// g's sums. The given kernel hands each thread bodies_per_thread bodies of its
+// team's 256 and, where the team has its 256 threads, splits every tile into
+// bodies_per_thread parts, one per thread of a group's bodies, so each body j
+// still pulls every body of the team once; it adds up the parts'
+// accelerations at the end. A part arrives as a range [q0, q1), which starts
+// past 0 only in a last, partial tile.
 // SNIPPET(bodies-per-thread)
 // SOLUTION(11.3): eight bodies per thread, so each 16-byte team-local load
 // of a body j serves eight interactions, and the hardware's 1 / sqrt: one
