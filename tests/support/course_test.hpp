@@ -8,6 +8,7 @@
 
 #if __has_include(<catch2/catch_test_macros.hpp>)
 #include <catch2/catch_test_macros.hpp>  // Catch2 v3 (Ubuntu 24.04)
+#include <catch2/interfaces/catch_interfaces_capture.hpp>  // getResultCapture
 #else
 #include <catch2/catch.hpp>  // Catch2 v2 (Debian 12)
 #endif
@@ -28,13 +29,27 @@
 #include "course/timing.hpp"
 #include "course/verify.hpp"
 
+namespace course_test {
+/// The test case running now (Catch's name for it).
+inline std::string current_test() { return Catch::getResultCapture().getCurrentTestName(); }
+/// The test case in which a COURSE_CHECK failed last ("" before any failed).
+inline std::string &failed_in() {
+  static std::string name;
+  return name;
+}
+}  // namespace course_test
+
 /// Fails the test case with the check's own message (size, first bad index,
 /// expected, got) and goes on with the next check.
 #define COURSE_CHECK(check_expr)                  \
   do {                                            \
     const ::course::Check course_c_ = (check_expr); \
-    if (!course_c_.ok) FAIL_CHECK(course_c_.message); \
-    else SUCCEED();                               \
+    if (!course_c_.ok) {                          \
+      ::course_test::failed_in() = ::course_test::current_test(); \
+      FAIL_CHECK(course_c_.message);              \
+    } else {                                      \
+      SUCCEED();                                  \
+    }                                             \
   } while (0)
 
 /// Grades a speedup, prints the verdict line whether it passes or fails, and
@@ -42,6 +57,9 @@
 #define COURSE_REQUIRE_SPEEDUP(threshold, label, comparison)                                 \
   do {                                                                                    \
     const ::course::Verdict course_v_ = ::course::grade_speedup((threshold), (label), (comparison)); \
+    /* A fast wrong answer: the speed summary must not call the test ok. */                 \
+    if (::course_test::failed_in() == ::course_test::current_test())                        \
+      ::course::record_verdict(std::string("answers wrong: ") + (label));                 \
     std::cout << course_v_.message << std::endl;                                          \
     if (!course_v_.passed) FAIL(course_v_.message);                                        \
     else SUCCEED(course_v_.message);                                                      \
