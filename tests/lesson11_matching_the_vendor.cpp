@@ -1226,6 +1226,13 @@ struct NbodySet {
   lesson11::Moved out() { return {xo.data(), yo.data(), zo.data(), vxo.data(), vyo.data(), vzo.data()}; }
 };
 
+// The pull per unit of offset d of a body of mass m, in double: m / (|d|^2 + eps^2)^(3/2).
+// The reference for every N-body check here, written once.
+double pull_per_offset(const double d[3], double m) {
+  const double d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + lesson11::softening_squared;
+  return m / (d2 * std::sqrt(d2));
+}
+
 // Body i of a step against a double-precision step: each velocity component
 // within 2e-5 of the sum of its terms' magnitudes (x dt; rsqrt's 2^-22 error
 // and float sums stay below 1e-6 of it), the position consistent with the
@@ -1235,8 +1242,7 @@ std::string nbody_body_error(const NbodySet &b, int i) {
   double a[3] = {0, 0, 0}, mag[3] = {0, 0, 0};
   for (int j = 0; j < b.n; ++j) {
     const double d[3] = {double(b.x[j]) - b.x[i], double(b.y[j]) - b.y[i], double(b.z[j]) - b.z[i]};
-    const double d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + lesson11::softening_squared;
-    const double f = b.m[j] / (d2 * std::sqrt(d2));
+    const double f = pull_per_offset(d, b.m[j]);
     for (int c = 0; c < 3; ++c) {
       a[c] += d[c] * f;
       mag[c] += std::fabs(d[c] * f);
@@ -1332,8 +1338,7 @@ TEST_CASE("N-body tile_forces pulls with tile bodies q0 to q1 - 1 and adds to th
     for (int q = a; q < b; ++q) {
       const double d[3] = {double(tile[q].x) - xyz[3 * p], double(tile[q].y) - xyz[3 * p + 1],
                            double(tile[q].z) - xyz[3 * p + 2]};
-      const double d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + lesson11::softening_squared;
-      const double t = tile[q].m * d[c] / (d2 * std::sqrt(d2));
+      const double t = d[c] * pull_per_offset(d, tile[q].m);
       s += t;
       mag += std::fabs(t);
     }
