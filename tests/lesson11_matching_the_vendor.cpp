@@ -1411,7 +1411,11 @@ TEST_CASE("N-body step is faster than one body per thread with an exact 1/sqrt",
   c.ok = bad.empty();
   c.message = "N-body step, n=" + std::to_string(n) + " (speedup run)" + (bad.empty() ? "" : ": " + bad);
   COURSE_CHECK(c);
-  COURSE_REQUIRE_SPEEDUP(thresholds::kNbody, "lesson 11 N-body (step 11.3: bodies per thread, fast 1/sqrt)", cmp);
+  // On a CPU the baseline also puts the tile's bodies j in the vector lanes
+  // (lesson11_plain_gravity.cpp): the message says so, as the README does.
+  const std::string label = std::string("lesson 11 N-body (step 11.3: bodies per thread, fast 1/sqrt") +
+                            (course::device_info().is_gpu() ? ")" : "; the host baseline has simd reduction)");
+  COURSE_REQUIRE_SPEEDUP(thresholds::kNbody, label, cmp);
 }
 
 TEST_CASE("N-body step serves several bodies per load with the hardware 1/sqrt (compiled for a GPU)",
