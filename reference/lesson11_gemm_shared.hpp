@@ -126,10 +126,13 @@ struct Share {
       if (NB4 % S::THREADS == 0 || e < NB4) b[q] = load4<Vec>(B, n, k0 + r, j0 + c);
     }
   }
-  // The same loads in either order; only ptxas's schedule of the k loop tells
-  // them apart. With LLVM 21's PTX, B first is 2.3 % faster per call; with
-  // LLVM 19's, A first is 0.4 % faster (H100, 4096^2, 2026-12-05; see
-  // docs/results/h100-2026-12-05.md). So each toolchain gets its better order.
+  // The same loads and stores in either order; only ptxas's schedule of the
+  // k loop tells them apart, and each toolchain gets its faster order (H100,
+  // 4096^2, per call): LLVM 21 fetches and stores B first (fetch 2.3 %,
+  // store 2.0 % faster; LLVM 19 is 4.5 % slower storing B first), LLVM 19
+  // does A first (0.4 %); both store A's second round first (LLVM 19 1.0-1.9 %
+  // faster, LLVM 21 the same). docs/results/h100-2026-12-05.md and
+  // llvm21-h100-2026-12-06.md.
   void fetch(int n, const float *A, const float *B, int i0, int j0, int k0, int tid) {
 #if defined(__clang_major__) && __clang_major__ >= 20
     fetch_b(n, B, j0, k0, tid);
@@ -139,18 +142,29 @@ struct Share {
     fetch_b(n, B, j0, k0, tid);
 #endif
   }
-  void store(typename S::TileA &As, typename S::TileB &Bs, int tid) const {
+  void store_a(typename S::TileA &As, int tid) const {
 #pragma omp unroll full
-    for (int q = 0; q < A4; ++q) {  // A transposed: four k-rows, one float each
-      const int e = tid + q * S::THREADS, r = e / (S::BK / 4), c = e % (S::BK / 4) * 4;
+    for (int qq = 0; qq < A4; ++qq) {  // A transposed: four k-rows, one float each
+      const int q = A4 - 1 - qq, e = tid + q * S::THREADS, r = e / (S::BK / 4), c = e % (S::BK / 4) * 4;
       if (NA4 % S::THREADS == 0 || e < NA4)
         for (int l = 0; l < 4; ++l) As[c + l][r / 4].v[r % 4] = a[q].v[l];
     }
+  }
+  void store_b(typename S::TileB &Bs, int tid) const {
 #pragma omp unroll full
     for (int q = 0; q < B4; ++q) {
       const int e = tid + q * S::THREADS;
       if (NB4 % S::THREADS == 0 || e < NB4) Bs[e / (S::BN / 4)][e % (S::BN / 4)] = b[q];
     }
+  }
+  void store(typename S::TileA &As, typename S::TileB &Bs, int tid) const {
+#if defined(__clang_major__) && __clang_major__ >= 20
+    store_b(Bs, tid);
+    store_a(As, tid);
+#else
+    store_a(As, tid);
+    store_b(Bs, tid);
+#endif
   }
 };
 
