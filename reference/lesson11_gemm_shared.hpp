@@ -128,11 +128,12 @@ struct Share {
   }
   // The same loads and stores in either order; only ptxas's schedule of the
   // k loop tells them apart, and each toolchain gets its faster order (H100,
-  // 4096^2, per call): LLVM 21 fetches and stores B first (fetch 2.3 %,
-  // store 2.0 % faster; LLVM 19 is 4.5 % slower storing B first), LLVM 19
-  // does A first (0.4 %); both store A's second round first (LLVM 19 1.0-1.9 %
-  // faster, LLVM 21 the same). docs/results/h100-2026-12-05.md and
-  // llvm21-h100-2026-12-06.md.
+  // 4096^2, per call). Fetch: B first is 2.3 % faster with LLVM 21, A first
+  // 0.4 % with LLVM 19. Store: B first is 2.0 % faster with LLVM 21 and
+  // 4.5-5.0 % slower with LLVM 19; A's rounds stored last-first (two rounds
+  // at RM = 12 or 16, one at RM = 4 or 8) are 1.0-1.9 % faster with LLVM 19,
+  // and with LLVM 21 the same as first-first once B goes first (alone 0.6-0.9 %
+  // slower). docs/results/h100-2026-12-05.md and llvm21-h100-2026-12-06.md.
   void fetch(int n, const float *A, const float *B, int i0, int j0, int k0, int tid) {
 #if defined(__clang_major__) && __clang_major__ >= 20
     fetch_b(n, B, j0, k0, tid);

@@ -9,7 +9,7 @@
 #       lesson 11, reference/lesson11_*, solutions/11-* and common/ must equal the working tree's).
 # Then it prints each kernel's static one-warp estimate of its k loop (proxy.sh) and packs
 # gpu-carry/l21var/bNN.tar.xz (git-ignored): bNN/lesson11-VARIANT, gpu-node.sh, course-env.json, BUILD.txt.
-# VARIANTS="base a_pairs ..." picks variants (default: base and every *.diff here).
+# VARIANTS="base NAME ..." picks variants (default: base and every *.diff here).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../gpu/common.sh source-path=SCRIPTDIR
@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 sides=("$@"); [ ${#sides[@]} -gt 0 ] || sides=(19 21)
 for v in "${sides[@]}"; do case "$v" in 19|21) ;; *) die "usage: build.sh [19] [21], got '$v'" ;; esac; done
 if [ -n "${VARIANTS:-}" ]; then read -ra variants <<< "$VARIANTS"
-else variants=(base); for d in "$here"/*.diff; do variants+=("$(basename "$d" .diff)"); done; fi
+else variants=(base); for d in "$here"/*.diff; do [ -e "$d" ] && variants+=("$(basename "$d" .diff)"); done; fi
 for n in "${variants[@]}"; do [ "$n" = base ] || [ -f "$here/$n.diff" ] || die "no variant $n (no $here/$n.diff)"; done
 work=$repo/gpu-carry/l21var; mkdir -p "$work"
 commit=$(git -C "$repo" rev-parse --short HEAD)
