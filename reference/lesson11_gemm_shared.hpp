@@ -134,14 +134,16 @@ struct Share {
   // at RM = 12 or 16, one at RM = 4 or 8) are 1.0-1.9 % faster with LLVM 19,
   // and with LLVM 21 the same as first-first once B goes first (alone 0.6-0.9 %
   // slower). docs/results/h100-2026-12-05.md and llvm21-h100-2026-12-06.md.
-  void fetch(int n, const float *A, const float *B, int i0, int j0, int k0, int tid) {
+  // b_first says the order once, for fetch and store.
 #if defined(__clang_major__) && __clang_major__ >= 20
-    fetch_b(n, B, j0, k0, tid);
-    fetch_a(n, A, i0, k0, tid);
+  static constexpr bool b_first = true;
 #else
-    fetch_a(n, A, i0, k0, tid);
-    fetch_b(n, B, j0, k0, tid);
+  static constexpr bool b_first = false;
 #endif
+  void fetch(int n, const float *A, const float *B, int i0, int j0, int k0, int tid) {
+    if constexpr (b_first) fetch_b(n, B, j0, k0, tid);
+    fetch_a(n, A, i0, k0, tid);
+    if constexpr (!b_first) fetch_b(n, B, j0, k0, tid);
   }
   void store_a(typename S::TileA &As, int tid) const {
 #pragma omp unroll full
@@ -159,13 +161,9 @@ struct Share {
     }
   }
   void store(typename S::TileA &As, typename S::TileB &Bs, int tid) const {
-#if defined(__clang_major__) && __clang_major__ >= 20
-    store_b(Bs, tid);
+    if constexpr (b_first) store_b(Bs, tid);
     store_a(As, tid);
-#else
-    store_a(As, tid);
-    store_b(Bs, tid);
-#endif
+    if constexpr (!b_first) store_b(Bs, tid);
   }
 };
 
