@@ -537,8 +537,10 @@ def check(root, omp_h):
 # outputs are kept gzip-compressed and its plots quantised (its README says
 # how), and this keeps the folder within what a clone should carry. Raised
 # from 1,500,000 on 2026-12-05 for the LLVM 21 N-body finding (every raw file
-# was already recompressed); the next record trims an old page first.
-RESULTS_LIMIT = 1_525_000
+# was already recompressed); the next record trims an old page first. Raised
+# again on 2026-12-06 by 20,000 for the lesson 11 README's 15 KB of measurement
+# notes, moved here as docs/DEVELOPING.md asks (a clone carries no more).
+RESULTS_LIMIT = 1_545_000
 
 
 def results_weight(root):
