@@ -158,8 +158,8 @@ T team_sum(const T *x, std::size_t n, Launch launch) {
   // per warp, but for a float
   // or a double every thread loops on a compare-and-swap (ATOMS.CAST.SPIN):
   // 5-6 % of the float and double sums' time at 2^28 on an H200. LLVM's
-  // reduction adds them by warp shuffles (lesson 11's README, "What a team's
-  // float atomic costs").
+  // reduction adds them by warp shuffles (lesson 11's README, "No float
+  // atomic in a team"; docs/results/lesson11-matching-the-vendor.md).
   // SNIPPET(team-sum)
 #pragma omp target teams num_teams(launch.teams) thread_limit(launch.threads) map(to : x[0:n]) is_device_ptr(partial)
   {
