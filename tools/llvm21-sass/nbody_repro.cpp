@@ -38,6 +38,11 @@
 //   -DFIRSTPRIVATE   the team's pointers firstprivate on the parallel (changes
 //                    nothing here under either clang)
 //   -DFIRSTPRIVATE_N n firstprivate instead (0.4 % slower under clang 21)
+//   -DDBUF           two tiles (with -DSHIFTED's form): the next tile is copied
+//                    while this one is used, one barrier a tile instead of two.
+//                    Slower under clang 19: 2.19 against 2.14 ms, issue slots
+//                    busy 81.4 against 83.3 % (H100, ncu, 2026-12-06; fewer
+//                    barrier stalls, more waiting on the copy's global loads)
 //   -DPTRLOOP        the inner loop over a pointer instead of an index (slower
 //                    under clang 19, no faster under clang 21)
 //   -DCOUNTLOOP=T    the inner loop counts k = 0..q1-q0 in type T (int: 2 %
@@ -129,7 +134,11 @@ void step(int n, int threads, const float *x, const float *y, const float *z, co
     map(to : x[0:n], y[0:n], z[0:n], m[0:n], vx[0:n], vy[0:n], vz[0:n]) \
     map(from : xo[0:n], yo[0:n], zo[0:n], vxo[0:n], vyo[0:n], vzo[0:n])
   {
+#ifdef DBUF
+    B4 tile[2 * TW];
+#else
     B4 tile[TW];
+#endif
     float red[P - 1][3][W];
 #if defined(__NVPTX__)
 #pragma omp allocate(tile, red) allocator(omp_pteam_mem_alloc)
@@ -150,6 +159,28 @@ void step(int n, int threads, const float *x, const float *y, const float *z, co
             g.x[p] = x[i], g.y[p] = y[i], g.z[p] = z[i];
             g.ax[p] = g.ay[p] = g.az[p] = 0.0f;
           }
+#ifdef DBUF
+          // two tiles: fill the next while computing this one; one barrier a tile
+#pragma omp barrier
+          {
+            const int len = n < TW ? n : TW;
+            for (int k = t; k < len; k += nt) tile[k] = B4{x[k], y[k], z[k], m[k]};
+          }
+          for (int j0 = 0; j0 < n; j0 += TW) {
+            const int len = n - j0 < TW ? n - j0 : TW;
+            B4 *const cur = tile + ((j0 / TW) & 1) * TW;
+            B4 *const nxt = tile + (((j0 / TW) & 1) ^ 1) * TW;
+#pragma omp barrier
+            if (j0 + TW < n) {
+              const int jn = j0 + TW, ln = n - jn < TW ? n - jn : TW;
+              for (int k = t; k < ln; k += nt) nxt[k] = B4{x[jn + k], y[jn + k], z[jn + k], m[jn + k]};
+            }
+            if (split && len == TW)
+              tile_forces(cur + part * (TW / P), 0, TW / P, g);
+            else
+              tile_forces(cur, part * len / parts, (part + 1) * len / parts, g);
+          }
+#else
           for (int j0 = 0; j0 < n; j0 += TW) {
             const int len = n - j0 < TW ? n - j0 : TW;
 #pragma omp barrier
@@ -164,6 +195,7 @@ void step(int n, int threads, const float *x, const float *y, const float *z, co
             else
               tile_forces(tile, part * len / parts, (part + 1) * len / parts, g);
           }
+#endif
           if (parts > 1) {
             if (part > 0)
               for (int p = 0; p < P; ++p) {
@@ -265,7 +297,9 @@ int main(int argc, char **argv) {
 #else
               ", index loop",
 #endif
-#ifdef SHIFTED
+#ifdef DBUF
+              ", two tiles, one barrier",
+#elif defined(SHIFTED)
               ", each part its own tile",
 #else
               "",
