@@ -250,6 +250,25 @@ def old_rows():
         check(rows[1]["is_main"], "the guessed kernel row is the experiment's kernel under test")
 
 
+def peer_ceilings():
+    """Over a vendor's or a peer's rate is no measuring problem; over a bound (a copy, a peak) it is."""
+    def row(ceiling, rate, unit="GB/s"):
+        return dict(lesson=11, role="kernel", ceiling=ceiling, size="1000 floats", rate=rate, unit=unit,
+                    status="PASS", in_cache=False, bytes=0, flops=0, time_ms=0)
+    def ceil(name, rate, unit="GB/s"):
+        return {name: [dict(rate=rate, unit=unit, size="1000 floats")]}
+    cases = [("cub-histogram", ceil("cub-histogram", 100), False), ("sgemm", ceil("sgemm", 100, "GFLOP/s"), False),
+             ("cuda-nbody", ceil("cuda-nbody", 100, "GFLOP/s"), False), ("copy", ceil("copy", 100), True),
+             ("cub-sum-int", ceil("copy", 100), True)]  # no CUB row: against the copy, a bound
+    for name, ceilings, flagged in cases:
+        unit = ceilings[next(iter(ceilings))][0]["unit"]
+        r = row(name, 110, unit)
+        analyse.place_against_ceiling(r, ceilings, "gpu")
+        check(r["pct_of_ceiling"] is not None and round(r["pct_of_ceiling"]) == 110 and r["over_ceiling"] == flagged,
+              f"a row at 110 % of '{r['ceiling_used']}' (for '{name}') is {'' if flagged else 'not '}flagged: "
+              f"{r['pct_of_ceiling']} %, over_ceiling {r['over_ceiling']}")
+
+
 def descriptions():
     """What a program's --describe says decides how the report runs it: its own --size preset, else its
     defaults (--reps 1 at --tiny where it has --reps), each with a note; a program that gives no
@@ -716,6 +735,7 @@ def main():
     o = a.parse_args()
     if o.old_rows:
         old_rows()
+        peer_ceilings()
     elif o.descriptions:
         descriptions()
     elif o.vendor_clocks:
@@ -726,6 +746,7 @@ def main():
         repeats_all()
     elif not o.build:   # no build: the tests that need none
         old_rows()
+        peer_ceilings()
         descriptions()
         vendor_clocks()
         goals_table()
