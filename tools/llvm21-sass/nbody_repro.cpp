@@ -160,42 +160,37 @@ void step(int n, int threads, const float *x, const float *y, const float *z, co
             g.ax[p] = g.ay[p] = g.az[p] = 0.0f;
           }
 #ifdef DBUF
-          // two tiles: fill the next while computing this one; one barrier a tile
 #pragma omp barrier
-          {
+          {  // the first tile
             const int len = n < TW ? n : TW;
             for (int k = t; k < len; k += nt) tile[k] = B4{x[k], y[k], z[k], m[k]};
           }
+#endif
           for (int j0 = 0; j0 < n; j0 += TW) {
             const int len = n - j0 < TW ? n - j0 : TW;
-            B4 *const cur = tile + ((j0 / TW) & 1) * TW;
-            B4 *const nxt = tile + (((j0 / TW) & 1) ^ 1) * TW;
+#ifdef DBUF
+            // two tiles: copy the next while this one is used; one barrier a tile
+            B4 *const cur = tile + ((j0 / TW) & 1) * TW, *const nxt = tile + (((j0 / TW) & 1) ^ 1) * TW;
 #pragma omp barrier
             if (j0 + TW < n) {
               const int jn = j0 + TW, ln = n - jn < TW ? n - jn : TW;
               for (int k = t; k < ln; k += nt) nxt[k] = B4{x[jn + k], y[jn + k], z[jn + k], m[jn + k]};
             }
+#else
+            B4 *const cur = tile;
+#pragma omp barrier
+            for (int k = t; k < len; k += nt) cur[k] = B4{x[j0 + k], y[j0 + k], z[j0 + k], m[j0 + k]};
+#pragma omp barrier
+#endif
             if (split && len == TW)
+#if defined(SHIFTED) || defined(DBUF)
               tile_forces(cur + part * (TW / P), 0, TW / P, g);
+#else
+              tile_forces(cur, part * (TW / P), (part + 1) * (TW / P), g);
+#endif
             else
               tile_forces(cur, part * len / parts, (part + 1) * len / parts, g);
           }
-#else
-          for (int j0 = 0; j0 < n; j0 += TW) {
-            const int len = n - j0 < TW ? n - j0 : TW;
-#pragma omp barrier
-            for (int k = t; k < len; k += nt) tile[k] = B4{x[j0 + k], y[j0 + k], z[j0 + k], m[j0 + k]};
-#pragma omp barrier
-            if (split && len == TW)
-#ifdef SHIFTED
-              tile_forces(tile + part * (TW / P), 0, TW / P, g);
-#else
-              tile_forces(tile, part * (TW / P), (part + 1) * (TW / P), g);
-#endif
-            else
-              tile_forces(tile, part * len / parts, (part + 1) * len / parts, g);
-          }
-#endif
           if (parts > 1) {
             if (part > 0)
               for (int p = 0; p < P; ++p) {
