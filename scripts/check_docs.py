@@ -25,7 +25,7 @@ its own check keeps in step). What a document quotes, and what must hold:
       the compiler's omp.h or the course's code; and "free with `F`" after an
       allocator names that allocator's own free (`llvm_omp_target_alloc_X`:
       `llvm_omp_target_free_X`, `omp_target_alloc`: `omp_target_free`).
-  (e) docs/results, the dated logs, weighs at most 1.525 MB (raw outputs gzip'd,
+  (e) docs/results, the dated logs, weighs at most RESULTS_LIMIT (raw outputs gzip'd,
       plots quantised).
 
 Which source a quote means: a lesson's README and lesson deck quote the

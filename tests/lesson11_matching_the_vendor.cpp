@@ -695,6 +695,7 @@ int most_wide_in_a_block(const std::vector<PtxBlock> &bs) {
 std::string streaming_verdict(const std::vector<PtxBlock> &bs, const std::string &fn, const char *first_use,
                               const GpuForm &form, const Compiled &c, const HostRun &run, double bytes) {
   const PtxBlock t = total(bs);
+  const std::string step = "(README, Steps: " + std::string(fn.rfind("thread_sum", 0) == 0 ? "11.1" : "11.2") + ").";
   int live = 0, together = 0;
   double carried = 0;  // bytes the live 16-byte loads brought, from how many times their code ran
   std::set<int> dead_lines;
@@ -719,8 +720,7 @@ std::string streaming_verdict(const std::vector<PtxBlock> &bs, const std::string
   if (t.wide == 0)
     return "4-byte loads only, however fast simd or partial sums make a CPU: " + fn +
            ", compiled for a GPU, reads b without one 16-byte load, so each GPU thread asks memory for one element "
-           "at a time. A type 16 bytes long and 16-byte aligned lets one load instruction bring 16 bytes (README, "
-           "Steps: 11.1 and 11.2).";
+           "at a time. A type 16 bytes long and 16-byte aligned lets one load instruction bring 16 bytes " + step;
   if (live == 0) {
     std::string where;  // the lines, quoted from the GPU form (its numbers are not your file's)
     std::vector<std::string> lines;
@@ -736,21 +736,19 @@ std::string streaming_verdict(const std::vector<PtxBlock> &bs, const std::string
            " 16-byte load(s), but the code they come from (" + (where.empty() ? "a function it calls" : where) +
            ") never ran when your function read b as a GPU "
            "team does (256 threads, 64 Ki elements), here on this machine: the loop that runs still reads one "
-           "element at a time. The 16-byte loads belong in the loop that reads b, in the function itself (README, "
-           "Steps: 11.1 and 11.2)." + std::string(c.form_file < 0 ? " (No line information in the PTX: this test "
-           "needs a look.)" : "");
+           "element at a time. The 16-byte loads belong in the loop that reads b, in the function itself " + step +
+           std::string(c.form_file < 0 ? " (No line information in the PTX: this test needs a look.)" : "");
   }
   if (carried < 0.5 * bytes)
     return "Most of b still read without 16-byte loads: the 16-byte loads of " + fn + ", compiled for a GPU, brought "
            "about " + std::to_string(static_cast<int>(100.0 * carried / bytes + 0.5)) +
            " % of b's bytes when your function read b as a GPU team does (256 threads, 64 Ki elements), here on "
-           "this machine; the rest came one element at a time. Only the head and the tail need single elements "
-           "(README, Steps: 11.1 and 11.2).";
+           "this machine; the rest came one element at a time. Only the head and the tail need single elements " +
+           step;
   if (together < 2)
     return "One 16-byte load at a time: " + fn + ", compiled for a GPU, has 16-byte loads (" + std::to_string(live) +
            " that run), but each waits for " + first_use +
-           " before the next is asked for. Issue several loads before the first of them is needed (README, Steps: "
-           "11.1 and 11.2).";
+           " before the next is asked for. Issue several loads before the first of them is needed " + step;
   return "";
 }
 
