@@ -1,7 +1,8 @@
 /// @file lesson02_ompt.hpp
 /// @brief Lesson 2's witness of data movement: a tiny OMPT tool (the OpenMP
-///        tools interface profilers use) that records every kernel launch and
-///        every copy between host and device memory, so a test can say "the
+///        tools interface profilers use) that records every kernel launch,
+///        every device construct (a region, a `target update`, ...) and every
+///        copy between host and device memory, so a test can say "the
 ///        result was never copied back" or "the grid crossed 80 times" instead
 ///        of guessing from timings.
 ///
@@ -35,6 +36,14 @@ struct Traffic {
   long kernels = 0;          ///< kernels launched on an offload device
   std::vector<unsigned> requested_teams;  ///< each launch's requested team count (1: no `teams`)
   std::vector<Copy> copies;  ///< every host <-> device copy, in order
+  std::vector<int> constructs;  ///< each device construct's kind (ompt_target, ompt_target_update, ...), in order
+
+  /// How many constructs of kind @p k (an ompt_target_t) ran.
+  long count(int k) const {
+    long c = 0;
+    for (int x : constructs) c += x == k;
+    return c;
+  }
 
   /// Bytes copied in direction @p to_device whose host side lies in [p, p + bytes).
   std::size_t moved(bool to_device, const void *p, std::size_t bytes) const {
@@ -116,6 +125,13 @@ inline bool device_events() {
 
 namespace detail {
 
+inline void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int, ompt_data_t *, ompt_data_t *,
+                      ompt_data_t *, const void *) {
+  if (endpoint != ompt_scope_begin) return;
+  std::lock_guard<std::mutex> g(state().lock);
+  state().log.constructs.push_back(static_cast<int>(kind));
+}
+
 inline void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *, ompt_id_t *, unsigned int requested_teams) {
   if (endpoint != ompt_scope_begin) return;
   std::lock_guard<std::mutex> g(state().lock);
@@ -146,6 +162,7 @@ inline void on_data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *, ompt_data_
 inline int initialize(ompt_function_lookup_t lookup, int, ompt_data_t *) {
   auto set_callback = reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback"));
   if (!set_callback) return 0;
+  set_callback(ompt_callback_target_emi, reinterpret_cast<ompt_callback_t>(&on_target));
   set_callback(ompt_callback_target_submit_emi, reinterpret_cast<ompt_callback_t>(&on_submit));
   set_callback(ompt_callback_target_data_op_emi, reinterpret_cast<ompt_callback_t>(&on_data_op));
   std::lock_guard<std::mutex> g(state().lock);

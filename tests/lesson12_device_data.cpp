@@ -11,13 +11,16 @@
 //    values into the device's copies of the tables (omp_target_memcpy to the
 //    address omp_get_mapped_ptr gives) and convert() must follow them (12.1),
 //    and it reads the device's copy back after set_calibration() (12.2);
-//  - an OMPT tool (lesson02_ompt.hpp) that counts launches and copies: no
-//    table crosses per convert() call (12.1), the linked table crosses once,
-//    one way (12.1), and no kernel is launched below the threshold (12.4);
-//  - thermo.cpp as the compiler reads it (-ast-print of lesson12::source_file()):
-//    what no run can tell apart, since a right answer comes either way: the
-//    large table declared `link` (12.1), `present` on apply_correction's map
-//    (12.3), the region's own `if` clause deciding where convert runs (12.4).
+//  - an OMPT tool (lesson02_ompt.hpp) that counts launches, constructs and
+//    copies: no table crosses per convert() call (12.1), the linked table
+//    crosses once, one way (12.1), set_calibration() is one `target update`
+//    and no kernel (12.2), and no kernel is launched below the threshold (12.4);
+//  - thermo.cpp as the compiler reads it (-ast-print of lesson12::source_file(),
+//    string literals emptied): what no run can tell apart, since a right
+//    answer comes either way: the large table declared `link` and the device
+//    functions taking no table (12.1), `present, alloc` on apply_correction's
+//    one region (12.3), convert's one region deciding with its own `if` clause
+//    on kOffloadThreshold, nothing branching before it (12.4).
 // No speed test: the threshold is a named constant (thermo.hpp) that the
 // lesson program measures; the tests check that the code honours it.
 #include <omp.h>
@@ -158,6 +161,13 @@ std::filesystem::path located(const std::filesystem::path &p) {
   }
 }
 
+// @p text with every string and character literal emptied: a directive's
+// text inside a message is not a directive.
+std::string without_literals(const std::string &text) {
+  static const std::regex literal(R"("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')");
+  return std::regex_replace(text, literal, "\"\"");
+}
+
 const Structure &structure() {
   static const Structure s = [] {
     namespace fs = std::filesystem;
@@ -179,7 +189,9 @@ const Structure &structure() {
       if (colon == std::string::npos) break;
       const std::size_t next = r.out.find("\n" + mark, colon);
       r.sections.emplace_back(r.out.substr(at + mark.size(), colon - at - mark.size()),
-                              r.out.substr(colon + 2, next == std::string::npos ? std::string::npos : next - colon - 2));
+                              without_literals(r.out.substr(colon + 2, next == std::string::npos
+                                                                           ? std::string::npos
+                                                                           : next - colon - 2)));
       at = colon;
     }
     return r;
@@ -198,6 +210,40 @@ std::vector<std::pair<std::string, std::string>> target_directives(const std::st
     at = end == std::string::npos ? text.size() : end;
   }
   return found;
+}
+
+// What clause @p name of @p directive holds between its parentheses ("" when
+// it has none), parentheses inside it balanced.
+std::string clause_of(const std::string &directive, const std::string &name) {
+  const std::regex start("\\b" + name + " *\\(");
+  std::smatch m;
+  if (!std::regex_search(directive, m, start)) return "";
+  std::size_t i = static_cast<std::size_t>(m.position(0) + m.length(0));
+  const std::size_t from = i;
+  for (int depth = 1; i < directive.size(); ++i) {
+    depth += directive[i] == '(' ? 1 : directive[i] == ')' ? -1 : 0;
+    if (depth == 0) break;
+  }
+  return directive.substr(from, i - from);
+}
+
+// The one target directive of function @p fn's definition as printed, or a
+// failure that says why there is not exactly one: the step's region is the
+// one that runs, and a second (in a branch that never runs, or a host copy)
+// would let a clause be graded where it does nothing.
+std::string one_region(const std::string &def, const std::string &fn, const std::string &step,
+                       std::string &directive, std::string &before) {
+  const auto ds = target_directives(def);
+  if (ds.size() == 1) {
+    directive = ds[0].first;
+    before = ds[0].second;
+    return "";
+  }
+  std::string seen;
+  for (const auto &d : ds) seen += "\n  " + d.first;
+  return fn + " has " + std::to_string(ds.size()) + " target directives where the lesson has one region" +
+         (seen.empty() ? std::string(" (none found)") : ":" + seen) +
+         "\nThe region that runs is the one graded: keep one, with its clauses on it (README, step " + step + ")";
 }
 
 }  // namespace
@@ -355,6 +401,27 @@ TEST_CASE("set_calibration writes the device's copy of the calibration table", "
   lesson12::set_calibration(ref::kDefaultCalibration);
 }
 
+// Step 12.2's construct, seen by the runtime: `target update` is a device
+// construct of its own (OMPT reports its kind). A kernel that copies the
+// table, or a memcpy to the mapped address, lands the same bytes, but it is
+// not the directive the step teaches.
+TEST_CASE("set_calibration copies the table with one target update and launches no kernel",
+          "[lesson12][correctness][ompt]") {
+  if (!course_test::ompt_witness_ready()) return;
+  lesson12::set_calibration(ref::kDefaultCalibration);
+  (void)converted(kOffloadThreshold, readings(kOffloadThreshold));  // the device has started
+  const auto t = trace::record([] { lesson12::set_calibration(ref::kOtherCalibration); });
+  lesson12::set_calibration(ref::kDefaultCalibration);
+  const std::size_t bytes = sizeof lesson12::calibration;
+  COURSE_CHECK(expect(t.count(ompt_target_update) == 1 && t.kernels == 0,
+                      "set_calibration ran " + str((double)t.count(ompt_target_update)) + " `target update` "
+                      "construct(s) and launched " + str((double)t.kernels) + " kernel(s): the step is one "
+                      "`target update` of the table, no kernel and no copy routine (README, step 12.2)"));
+  COURSE_CHECK(expect(t.to_device(lesson12::calibration, bytes) == bytes,
+                      "set_calibration copied " + str((double)t.to_device(lesson12::calibration, bytes)) + " of " +
+                          str((double)bytes) + " bytes of calibration to the device (README, step 12.2)"));
+}
+
 // ---- correction: the linked table and data the caller holds ----------------------
 
 TEST_CASE("apply_correction at n = 1 and prime n = 1009 and 100003 on data the caller mapped",
@@ -402,6 +469,25 @@ TEST_CASE("the large table is declared target link (thermo.cpp as the compiler r
                                          "not know the table: every function must be handed it)") +
                                 ". Link it, and let correction_at() read the table by name (README, step 12.1; "
                                 "compiler: " + s.cmd + ")"));
+}
+
+// Step 12.1's last line, as compiled: a function that still takes a table
+// gives the same answers wherever the table lives, so only its signature
+// tells whether the device reads the table by name.
+TEST_CASE("the device functions take no table (thermo.cpp as the compiler reads it)", "[lesson12][correctness]") {
+  const Structure &s = structure();
+  if (!course_test::recompiled(s, "the signatures of to_kelvin and correction_at")) return;
+  for (const std::string fn : {"to_kelvin", "correction_at"}) {
+    const auto defs = s.of(fn, "{");
+    COURSE_CHECK(expect(!defs.empty(), "the compiler printed no definition of lesson12::" + fn));
+    if (defs.empty()) continue;
+    const std::string signature = defs[0].substr(0, defs[0].find('{'));
+    const std::string params = signature.substr(std::min(signature.size(), signature.find('(')));
+    COURSE_CHECK(expect(params.find(',') == std::string::npos,
+                        "lesson12::" + fn + " still takes more than its value: " + signature +
+                            "\nthe tables are declared on the device; the function reads them by name, and the "
+                            "regions pass none (README, step 12.1: the TODO's last line)"));
+  }
 }
 
 TEST_CASE("apply_correction copies the large table in once and nothing back", "[lesson12][correctness][ompt]") {
@@ -473,19 +559,25 @@ TEST_CASE("apply_correction's region requires kelvin present (thermo.cpp as the 
   const auto defs = s.of("apply_correction", "{");
   COURSE_CHECK(expect(!defs.empty(), "the compiler printed no definition of lesson12::apply_correction"));
   if (defs.empty()) return;
-  const std::regex present(R"(map\(([^:)]*[ ,(])?present\b[^:)]*:[^)]*\bkelvin\b)");
-  bool found = false;
-  std::string seen;
-  for (const auto &[line, before] : target_directives(defs[0])) {
-    found = found || std::regex_search(line, present);
-    seen += "\n  " + line;
-  }
-  COURSE_CHECK(expect(found, "apply_correction's target directives do not map kelvin with the `present` modifier:" +
-                                 (seen.empty() ? std::string(" (none found)") : seen) +
-                                 "\nThe presence check asks about one address; `present` makes the runtime refuse "
-                                 "the region when any part of kelvin[0:n] is not on the device, instead of copying "
-                                 "the stale host copy in. And on data that is there, what must the map copy? "
-                                 "(README, step 12.3)"));
+  std::string line, before;
+  const std::string why = one_region(defs[0], "apply_correction", "12.3", line, before);
+  COURSE_CHECK(expect(why.empty(), why));
+  if (!why.empty()) return;
+  // kelvin's map clause: its modifiers and map type before the colon.
+  const std::regex map(R"(map\(([^:)]*):[^)]*\bkelvin\b)");
+  std::smatch m;
+  const std::string kinds = std::regex_search(line, m, map) ? m[1].str() : "";
+  const std::regex present(R"((^|[ ,])present\b)"), alloc(R"((^|[ ,])alloc\b)");
+  COURSE_CHECK(expect(std::regex_search(kinds, present),
+                      "apply_correction's region does not map kelvin with the `present` modifier:\n  " + line +
+                          "\nThe presence check asks about one address; `present` makes the runtime refuse the "
+                          "region when any part of kelvin[0:n] is not on the device, instead of copying the stale "
+                          "host copy in (README, step 12.3)"));
+  COURSE_CHECK(expect(!std::regex_search(kinds, present) || std::regex_search(kinds, alloc),
+                      "apply_correction maps kelvin `" + kinds + "`:\n  " + line +
+                          "\nOn data that is there, what must the map copy? Nothing: say so with the map type "
+                          "`alloc` (a `to`, `from` or `tofrom` names a copy the region never means to make; "
+                          "README, step 12.3)"));
 }
 
 // ---- step 12.4: offload only from the threshold on ------------------------------
@@ -501,24 +593,25 @@ TEST_CASE("convert lets its region's if clause decide where it runs (thermo.cpp 
   const auto defs = s.of("convert", "{");
   COURSE_CHECK(expect(!defs.empty(), "the compiler printed no definition of lesson12::convert"));
   if (defs.empty()) return;
-  const auto directives = target_directives(defs[0]);
-  const std::regex clause(R"(\bif\((target *:)?[^:]*\bn\b)");
-  bool found = false;
-  std::string seen;
-  for (const auto &[line, before] : directives) {
-    found = found || std::regex_search(line, clause);
-    seen += "\n  " + line;
-  }
-  COURSE_CHECK(expect(found, "convert's target region has no `if` clause for the target construct:" +
-                                 (seen.empty() ? std::string(" (no target directive found)") : seen) +
-                                 "\nThe region itself should say when to offload: look up `if(target : ...)` "
-                                 "(README, step 12.4)"));
-  const std::string before = directives.empty() ? defs[0] : directives[0].second;
-  COURSE_CHECK(expect(before.find("kOffloadThreshold") == std::string::npos &&
-                          before.find("65536") == std::string::npos,
-                      "convert tests the threshold itself before its target region (a branch of its own to a host "
-                      "loop): the region's `if(target : ...)` clause is where that choice belongs: it runs the "
-                      "same region on the host, no launch, no copies (README, step 12.4)"));
+  std::string line, before;
+  const std::string why = one_region(defs[0], "convert", "12.4", line, before);
+  COURSE_CHECK(expect(why.empty(), why));
+  if (!why.empty()) return;
+  const std::string condition = clause_of(line, "if");
+  COURSE_CHECK(expect(!condition.empty(), "convert's target region has no `if` clause for the target construct:\n  " +
+                                              line +
+                                              "\nThe region itself should say when to offload: look up "
+                                              "`if(target : ...)` (README, step 12.4)"));
+  COURSE_CHECK(expect(condition.empty() || std::regex_search(condition, std::regex(R"(\bkOffloadThreshold\b)")),
+                      "convert's `if(" + condition + ")` does not name kOffloadThreshold: the threshold is the "
+                      "lesson's named constant (the lesson program measures it), not a number of your own "
+                      "(README, step 12.4)"));
+  // What runs before the region: no branch, loop or return of its own.
+  const std::string body = before.substr(std::min(before.size(), before.find('{') + 1));
+  COURSE_CHECK(expect(!std::regex_search(body, std::regex(R"(\b(if|for|while|do|switch|return|goto)\b|\?)")),
+                      "convert branches (or loops, or returns) before its target region:\n" + body +
+                          "\nthe region's `if(target : ...)` clause is where the choice belongs: it runs the same "
+                          "region on the host, no launch, no copies (README, step 12.4)"));
 }
 
 // On every device: the device holds the real readings, the host a stale
