@@ -9,7 +9,12 @@
 // since the host device gives no such memory); the interop hand-off makes,
 // reads and destroys its object, waits for the kernel (run with hidden helper
 // threads on, where a `nowait` kernel really runs alongside) and gives the
-// library the runtime's stream where there is one (13.4).
+// library the runtime's stream where there is one (13.4: hand_off read from
+// the compiler's AST too, and its fr_id and device_num checked against marked
+// values this file's omp_get_interop_int gives).
+#include <dlfcn.h>
+
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -90,6 +95,84 @@ course_test::Recompile print_particles() {
           headers.string() + "' '" + src.string() + "' 2>&1";
   course_test::run_recompile(r);
   return r;
+}
+
+// @p text with every string and character literal emptied ("..." -> "",
+// '...' -> ''): a literal that holds a directive's text is not the directive.
+// -ast-print writes each literal on one line, escapes kept.
+std::string without_literals(const std::string &text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char q = text[i];
+    out += q;
+    if (q != '"' && q != '\'') continue;
+    std::size_t j = i + 1;
+    while (j < text.size() && text[j] != q && text[j] != '\n') j += text[j] == '\\' ? 2 : 1;
+    if (j >= text.size() || text[j] != q) continue;  // not a literal after all (cannot happen in -ast-print)
+    out += q;
+    i = j;
+  }
+  return out;
+}
+
+// The definition of lesson13::@p name as the compiler printed it (its section
+// "Printing lesson13::NAME:" that holds a body), literals emptied, split into
+// lines; empty when particles.cpp defines no such function.
+std::vector<std::string> function_lines(const std::string &printed, const std::string &name) {
+  const std::string mark = "Printing lesson13::" + name + ":\n";
+  for (std::size_t at = printed.find(mark); at != std::string::npos; at = printed.find(mark, at + 1)) {
+    const std::size_t from = at + mark.size();
+    const std::size_t next = printed.find("\nPrinting ", from);
+    const std::string text = printed.substr(from, next == std::string::npos ? std::string::npos : next - from);
+    if (text.find('{') == std::string::npos) continue;  // a declaration
+    std::vector<std::string> lines;
+    std::istringstream in(without_literals(text));
+    for (std::string line; std::getline(in, line);)
+      if (line.find_first_not_of(" \t") != std::string::npos) lines.push_back(line);
+    return lines;
+  }
+  return {};
+}
+
+std::size_t indent_of(const std::string &line) { return line.find_first_not_of(' '); }
+
+std::string trimmed(const std::string &line) {
+  const std::size_t b = line.find_first_not_of(" \t"), e = line.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : line.substr(b, e - b + 1);
+}
+
+// The lines that enclose lines[@p i] (-ast-print indents each nested statement
+// further): innermost first, the function's own first line last.
+std::vector<std::string> enclosing(const std::vector<std::string> &lines, std::size_t i) {
+  std::vector<std::string> heads;
+  std::size_t level = indent_of(lines[i]);
+  for (std::size_t k = i; k-- > 0 && level > 0;)
+    if (indent_of(lines[k]) < level) {
+      level = indent_of(lines[k]);
+      heads.push_back(trimmed(lines[k]));
+    }
+  return heads;
+}
+
+// The first head in @p heads that is not the function's own line, a bare `{`
+// or a line @p allowed accepts: what makes lines[i] conditional (an if, a
+// loop, a lambda, ...); "" when nothing does.
+template <class Allowed>
+std::string condition_around(const std::vector<std::string> &heads, Allowed allowed) {
+  for (std::size_t k = 0; k + 1 < heads.size(); ++k)
+    if (heads[k] != "{" && !allowed(heads[k])) return heads[k];
+  return "";
+}
+
+// The indexes of @p lines whose text (trimmed) starts with @p start and holds @p part.
+std::vector<std::size_t> lines_with(const std::vector<std::string> &lines, const std::string &start,
+                                    const std::string &part = "") {
+  std::vector<std::size_t> found;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string t = trimmed(lines[i]);
+    if (t.rfind(start, 0) == 0 && t.find(part) != std::string::npos) found.push_back(i);
+  }
+  return found;
 }
 
 }  // namespace
@@ -333,18 +416,43 @@ TEST_CASE("potential refuses tile lengths outside 1 to max_tile", "[lesson13][co
 // On the host device llvm_omp_target_dynamic_shared_alloc() returns nullptr
 // and every kernel runs on its scratch slice, so the run cannot tell a stage
 // sized at launch from a fixed array or from the fallback alone: the
-// compiler's view of particles.cpp grades it (the clause on a target
-// construct, its size computed at run time, and the kernel's stage taken
-// from LLVM's call).
+// compiler's view of potential_kernel (the step's function; string literals
+// emptied) grades it: one target construct, run on every call, with the
+// clause and a size computed at run time; in it the stage set from LLVM's
+// call on every path, the scratch slice only where that gave nullptr, and
+// the stage the kernel writes the positions to.
 TEST_CASE("the stage is team-local memory sized at launch: ompx_dyn_cgroup_mem and llvm_omp_target_dynamic_shared_alloc",
           "[lesson13][correctness]") {
   const course_test::Recompile c = print_particles();
   if (!course_test::recompiled(c, "how the potential's kernel gets its team-local memory")) return;
   INFO("compiler: " << c.cmd);
-  static const std::regex clause(R"(#pragma omp target[^\n]*ompx_dyn_cgroup_mem\(([^\n]*))");
+  const std::vector<std::string> f = function_lines(c.out, "potential_kernel");
+  if (f.empty()) FAIL("the compiler shows no definition of lesson13::potential_kernel in particles.cpp (README, step 13.3)");
+  const auto targets = lines_with(f, "#pragma omp target");
+  if (targets.empty())
+    FAIL("potential_kernel launches no target construct, so no target construct asks for team-local memory at "
+         "launch (LLVM's `ompx_dyn_cgroup_mem(bytes)` clause, as the compiler sees the file). (README, concept 3 "
+         "and step 13.3)");
+  if (targets.size() > 1)
+    FAIL("potential_kernel holds " << targets.size() << " target constructs; step 13.3 has one target construct, "
+         "the potential's kernel, and it is the one that asks for the stage at launch (README, step 13.3)");
+  const std::size_t at = targets[0];
+  const std::string directive = trimmed(f[at]);
+  const auto no_other = [](const std::string &) { return false; };
+  const std::string around = condition_around(enclosing(f, at), no_other);
+  if (!around.empty())
+    FAIL("the potential's kernel (" << directive.substr(0, 60) << "...) sits inside `" << around
+                                    << "`: potential_kernel must launch it on every call, as the one target "
+                                       "construct that computes phi (README, step 13.3)");
+  static const std::regex leaves(R"(\b(return|goto)\b)");
+  for (std::size_t k = 0; k < at; ++k)
+    if (std::regex_search(f[k], leaves))
+      FAIL("potential_kernel may leave before its kernel (`" << trimmed(f[k]) << "`): the kernel with the clause "
+                                                                                  "must run on every call (README, step 13.3)");
+  static const std::regex clause(R"(\bompx_dyn_cgroup_mem\((.*))");
   std::smatch m;
-  if (!std::regex_search(c.out, m, clause))
-    FAIL("no target construct in particles.cpp asks for team-local memory at launch (LLVM's "
+  if (!std::regex_search(directive, m, clause))
+    FAIL("no target construct in potential_kernel asks for team-local memory at launch (LLVM's "
          "`ompx_dyn_cgroup_mem(bytes)` clause, as the compiler sees the file): a fixed array's size is set when the "
          "kernel is compiled, and the scratch slice is only the fallback for a device that gives none. "
          "(README, concept 3 and step 13.3)");
@@ -360,12 +468,53 @@ TEST_CASE("the stage is team-local memory sized at launch: ompx_dyn_cgroup_mem a
     FAIL("ompx_dyn_cgroup_mem(" << size
                                 << " asks for a size fixed when the kernel is compiled: the tile is chosen at run "
                                    "time, so ask for what that tile needs, in bytes (README, step 13.3)");
-  static const std::regex call(R"(=[^;\n]*llvm_omp_target_dynamic_shared_alloc\(\))");
-  if (!std::regex_search(c.out, call))
+  // The kernel's lines: those after the directive, indented further.
+  std::vector<std::string> kernel(f.begin() + static_cast<std::ptrdiff_t>(at), f.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+  for (std::size_t k = at + 1; k < f.size() && indent_of(f[k]) > indent_of(f[at]); ++k) kernel.push_back(f[k]);
+  // `stage = llvm_omp_target_dynamic_shared_alloc();`, casts allowed, a declaration or not.
+  static const std::regex taken(
+      R"(^(?:[\w:<>*\s]+[\s*])?(\w+) = (?:(?:static_cast|reinterpret_cast)<[^<>;]*>\(|\([\w\s:]*\*\s*\))*llvm_omp_target_dynamic_shared_alloc\(\)\)*;$)");
+  const std::string kFallback = "That call returns nullptr only where the device gives none (the host device): fall "
+                                "back to the scratch slice there only. (README, concept 3 and step 13.3)";
+  std::string stage, nested;
+  for (std::size_t k = 1; k < kernel.size() && stage.empty(); ++k) {
+    std::smatch t;
+    const std::string line = trimmed(kernel[k]);
+    if (!std::regex_match(line, t, taken)) continue;
+    const std::string where = condition_around(enclosing(kernel, k), no_other);
+    if (where.empty())
+      stage = t[1].str();
+    else if (nested.empty())
+      nested = where;
+  }
+  if (stage.empty() && !nested.empty())
+    FAIL("the kernel calls llvm_omp_target_dynamic_shared_alloc() only inside `"
+         << nested << "`, so every team stages in its scratch slice, global memory, though the device may give "
+                      "team-local memory: take the stage from the call first, in every team. " << kFallback);
+  if (stage.empty())
     FAIL("the kernel never takes its team's launch-time memory: no pointer is set from "
          "llvm_omp_target_dynamic_shared_alloc(), so the bytes ompx_dyn_cgroup_mem asks for go unused and every team "
-         "stages in its scratch slice, global memory. That call returns nullptr only where the device gives none (the "
-         "host device): fall back there only. (README, concept 3 and step 13.3)");
+         "stages in its scratch slice, global memory. " << kFallback);
+  const std::regex indexed("\\b" + stage + "\\s*\\[");
+  bool used = false;
+  for (const auto &line : kernel) used = used || std::regex_search(line, indexed);
+  if (!used)
+    FAIL("the kernel sets `" << stage << "` from llvm_omp_target_dynamic_shared_alloc() but never stages in it (no `"
+                             << stage << "[...]`): the positions go to another buffer, the scratch slice, so the "
+                                         "bytes ompx_dyn_cgroup_mem asks for go unused. " << kFallback);
+  // Any other assignment to the stage: only where the call gave nullptr.
+  const std::regex assigned("(^|[^\\w.>])" + stage + "\\s*=[^=]");
+  const std::regex fallback("^if \\((!" + stage + "|" + stage + " == (nullptr|0)|(nullptr|0) == " + stage +
+                            ")\\)( \\{)?$");
+  for (std::size_t k = 1; k < kernel.size(); ++k) {
+    const std::string line = trimmed(kernel[k]);
+    if (std::regex_match(line, taken) || !std::regex_search(line, assigned)) continue;
+    const auto heads = enclosing(kernel, k);
+    if (heads.empty() || !std::regex_match(heads[0] == "{" && heads.size() > 1 ? heads[1] : heads[0], fallback))
+      FAIL("the kernel sets `" << stage << "` from llvm_omp_target_dynamic_shared_alloc(), then `" << line
+                               << "` outside `if (!" << stage << ")`: the stage is then the scratch slice even where "
+                                  "the device gave team-local memory. " << kFallback);
+  }
   SUCCEED("stage sized at launch: ompx_dyn_cgroup_mem(" << size << ", found with llvm_omp_target_dynamic_shared_alloc()");
 }
 
@@ -421,23 +570,116 @@ TEST_CASE("the hand-off makes an interop object for the interop device and destr
 }
 
 // The hand-off's object is made and destroyed by the interop construct, as the
-// compiler sees particles.cpp: the Handoff fields alone could be filled in by
-// hand.
+// compiler sees hand_off (the step's function; string literals emptied): the
+// Handoff fields alone could be filled in by hand. One `interop init` on every
+// call, waiting for y's kernel by its own `depend` (a taskwait before it would
+// order the library without the object), one `destroy` of that object, and
+// the object asked for its runtime and device.
 TEST_CASE("the hand-off is an interop object: interop init with targetsync and interop destroy",
           "[lesson13][correctness]") {
   const course_test::Recompile c = print_particles();
   if (!course_test::recompiled(c, "how the hand-off gets its interop object")) return;
   INFO("compiler: " << c.cmd);
-  static const std::regex init(R"(#pragma omp interop[^\n]*\binit\([^\n]*targetsync)");
-  static const std::regex destroy(R"(#pragma omp interop[^\n]*\bdestroy\()");
-  if (!std::regex_search(c.out, init))
-    FAIL("particles.cpp makes no interop object for targetsync (no `#pragma omp interop init(targetsync : ...)`, "
+  const std::vector<std::string> f = function_lines(c.out, "hand_off");
+  if (f.empty()) FAIL("the compiler shows no definition of lesson13::hand_off in particles.cpp (README, step 13.4)");
+  const auto inits = lines_with(f, "#pragma omp interop", "init(");
+  const auto destroys = lines_with(f, "#pragma omp interop", "destroy(");
+  if (inits.empty() || trimmed(f[inits[0]]).find("targetsync") == std::string::npos)
+    FAIL("hand_off makes no interop object for targetsync (no `#pragma omp interop init(targetsync : ...)`, "
          "as the compiler sees the file): the library must get its stream, and its order after the kernel, from "
          "an object the runtime made, not from values written by hand (README, concept 4 and step 13.4)");
-  if (!std::regex_search(c.out, destroy))
-    FAIL("particles.cpp never destroys its interop object (`#pragma omp interop destroy(...)`): one leaks per "
+  if (inits.size() > 1)
+    FAIL("hand_off holds " << inits.size() << " `interop init` directives: step 13.4 makes one object per call, "
+                                              "the one whose values the Handoff reports (README, step 13.4)");
+  const std::string init = trimmed(f[inits[0]]);
+  const auto none = [](const std::string &) { return false; };
+  const std::string around = condition_around(enclosing(f, inits[0]), none);
+  if (!around.empty())
+    FAIL("hand_off's `interop init` sits inside `" << around
+                                                   << "`: the object must be made on every call, since the library's "
+                                                      "stream and its order after the kernel come from it (README, "
+                                                      "step 13.4)");
+  static const std::regex waits(R"(\bdepend\((in|inout) : [^)]*\by\[)");
+  if (!std::regex_search(init, waits))
+    FAIL("hand_off's `interop init` has no depend on y (`" << init << "`), no depend(in : y[0:n]): the object "
+                                   "itself must wait for the kernel that writes y (a taskwait before it waits for every task, and leaves the object "
+                                   "unordered); name the storage the kernel's depend(out : y[0:n]) names (README, "
+                                   "concept 4 and step 13.4)");
+  static const std::regex object(R"(\binit\((?:[^()]|\([^()]*\))*:\s*(\w+)\))");
+  std::smatch o;
+  const std::string obj = std::regex_search(init, o, object) ? o[1].str() : "obj";
+  if (destroys.empty())
+    FAIL("hand_off never destroys its interop object (`#pragma omp interop destroy(...)`): one leaks per "
          "call (README, step 13.4)");
-  SUCCEED("interop init(targetsync) and interop destroy");
+  if (destroys.size() > 1 || trimmed(f[destroys[0]]).find("destroy(" + obj + ")") == std::string::npos)
+    FAIL("hand_off must destroy the object its `interop init` made, once: `#pragma omp interop destroy(" << obj
+                                                                                                       << ")` (README, step 13.4)");
+  // Destroyed where it was made: at most inside an `if` that asks about the object (`if (h.created)`).
+  const std::regex about_object("^if \\(.*(\\b" + obj + "\\b|\\bcreated\\b).*\\)( \\{)?$");
+  const std::string destroy_around =
+      condition_around(enclosing(f, destroys[0]), [&](const std::string &h) { return std::regex_match(h, about_object); });
+  if (!destroy_around.empty())
+    FAIL("hand_off's `interop destroy(" << obj << ")` sits inside `" << destroy_around
+                                        << "`: destroy the object on every call that made one (an `if` may ask "
+                                           "only whether it was made) (README, step 13.4)");
+  for (const char *what : {"omp_ipr_fr_id", "omp_ipr_device_num"}) {
+    const std::regex asked("omp_get_interop_int\\(" + obj + ", " + what + "\\b");
+    bool found = false;
+    for (const auto &line : f) found = found || std::regex_search(line, asked);
+    if (!found)
+      FAIL("hand_off never asks its object for " << what << " (omp_get_interop_int(" << obj << ", " << what
+                                                 << ", &rc)): the Handoff must report what the runtime made, not "
+                                                    "values written by hand (README, concept 4 and step 13.4)");
+  }
+  SUCCEED("interop init(targetsync) with depend on y, and interop destroy");
+}
+
+// A run-based witness that the Handoff's fr_id and device_num are read from
+// the object: while it is set, omp_get_interop_int (this file's, which the
+// test program links in place of LLVM's and which asks LLVM's) answers a
+// real object's fr_id and device_num with marked values. Values written by
+// hand, right or not, are not the marked ones.
+namespace interop_witness {
+std::atomic<bool> marked{false};
+constexpr omp_intptr_t kFrId = 7013, kDeviceNum = 7031;
+}  // namespace interop_witness
+
+extern "C" omp_intptr_t omp_get_interop_int(const omp_interop_t obj, omp_interop_property_t what, int *rc) {
+  using Real = omp_intptr_t (*)(const omp_interop_t, omp_interop_property_t, int *);
+  static const Real real = reinterpret_cast<Real>(dlsym(RTLD_NEXT, "omp_get_interop_int"));
+  int own = 0;
+  int *status = rc ? rc : &own;
+  if (!real) {
+    *status = omp_irc_other;
+    return 0;
+  }
+  const omp_intptr_t value = real(obj, what, status);
+  if (interop_witness::marked && obj != omp_interop_none && *status == omp_irc_success) {
+    if (what == omp_ipr_fr_id) return interop_witness::kFrId;
+    if (what == omp_ipr_device_num) return interop_witness::kDeviceNum;
+  }
+  return value;
+}
+
+TEST_CASE("the hand-off reads fr_id and device_num from its object with omp_get_interop_int",
+          "[lesson13][correctness][may-skip]") {
+  if (!course::device_info().is_gpu() && !runtime_makes_interop(l13::interop_device()))
+    COURSE_SKIP_HERE("clang " __clang_version__ "'s OpenMP runtime makes no interop object on the host device: here "
+                     "'the hand-off is an interop object: interop init with targetsync and interop destroy' checks "
+                     "that hand_off asks its object with omp_get_interop_int");
+  std::vector<float> y(97, 2.f);
+  interop_witness::marked = true;
+  const l13::Handoff h = l13::add_then_scale(y.data(), 97, 0.5f);
+  interop_witness::marked = false;
+  if (!h.created) FAIL("no interop object was made (README, step 13.4)");
+  if (h.fr_id != interop_witness::kFrId || h.device_num != interop_witness::kDeviceNum)
+    FAIL("the Handoff says fr_id " << h.fr_id << " and device_num " << h.device_num
+                                   << ", but in this run omp_get_interop_int answered fr_id " << interop_witness::kFrId
+                                   << " and device_num " << interop_witness::kDeviceNum
+                                   << " for the object (marked values, from the test): they were not read from the "
+                                      "object, or written by hand. Ask the object: omp_get_interop_int(obj, "
+                                      "omp_ipr_fr_id, &rc) and omp_ipr_device_num (README, concept 4 and step 13.4)");
+  SUCCEED("fr_id and device_num read from the object");
 }
 
 namespace {
