@@ -161,13 +161,6 @@ std::filesystem::path located(const std::filesystem::path &p) {
   }
 }
 
-// @p text with every string and character literal emptied: a directive's
-// text inside a message is not a directive.
-std::string without_literals(const std::string &text) {
-  static const std::regex literal(R"("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')");
-  return std::regex_replace(text, literal, "\"\"");
-}
-
 const Structure &structure() {
   static const Structure s = [] {
     namespace fs = std::filesystem;
@@ -189,7 +182,7 @@ const Structure &structure() {
       if (colon == std::string::npos) break;
       const std::size_t next = r.out.find("\n" + mark, colon);
       r.sections.emplace_back(r.out.substr(at + mark.size(), colon - at - mark.size()),
-                              without_literals(r.out.substr(colon + 2, next == std::string::npos
+                              course_test::without_literals(r.out.substr(colon + 2, next == std::string::npos
                                                                            ? std::string::npos
                                                                            : next - colon - 2)));
       at = colon;

@@ -97,24 +97,6 @@ course_test::Recompile print_particles() {
   return r;
 }
 
-// @p text with every string and character literal emptied ("..." -> "",
-// '...' -> ''): a literal that holds a directive's text is not the directive.
-// -ast-print writes each literal on one line, escapes kept.
-std::string without_literals(const std::string &text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char q = text[i];
-    out += q;
-    if (q != '"' && q != '\'') continue;
-    std::size_t j = i + 1;
-    while (j < text.size() && text[j] != q && text[j] != '\n') j += text[j] == '\\' ? 2 : 1;
-    if (j >= text.size() || text[j] != q) continue;  // not a literal after all (cannot happen in -ast-print)
-    out += q;
-    i = j;
-  }
-  return out;
-}
-
 // The definition of lesson13::@p name as the compiler printed it (its section
 // "Printing lesson13::NAME:" that holds a body), literals emptied, split into
 // lines; empty when particles.cpp defines no such function.
@@ -126,7 +108,7 @@ std::vector<std::string> function_lines(const std::string &printed, const std::s
     const std::string text = printed.substr(from, next == std::string::npos ? std::string::npos : next - from);
     if (text.find('{') == std::string::npos) continue;  // a declaration
     std::vector<std::string> lines;
-    std::istringstream in(without_literals(text));
+    std::istringstream in(course_test::without_literals(text));
     for (std::string line; std::getline(in, line);)
       if (line.find_first_not_of(" \t") != std::string::npos) lines.push_back(line);
     return lines;

@@ -212,4 +212,9 @@ void run_recompile(Recompile &r);
 /// nothing where @p r was skipped ("cannot ask the compiler about WHAT").
 bool recompiled(const Recompile &r, const std::string &what);
 
+/// @p text (code as the compiler prints it back, -ast-print) with every string
+/// and character literal emptied ("..." -> "", '...' -> ''): a literal that
+/// holds a directive's text is not the directive (lessons 12 and 13).
+std::string without_literals(const std::string &text);
+
 }  // namespace course_test

@@ -46,3 +46,19 @@ bool course_test::recompiled(const Recompile &r, const std::string &what) {
   FAIL("cannot ask the compiler about " << what << ": " << r.why);
   return false;
 }
+
+// -ast-print writes each literal on one line, escapes kept.
+std::string course_test::without_literals(const std::string &text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char q = text[i];
+    out += q;
+    if (q != '"' && q != '\'') continue;
+    std::size_t j = i + 1;
+    while (j < text.size() && text[j] != q && text[j] != '\n') j += text[j] == '\\' ? 2 : 1;
+    if (j >= text.size() || text[j] != q) continue;  // not a literal after all (cannot happen in -ast-print)
+    out += q;
+    i = j;
+  }
+  return out;
+}
