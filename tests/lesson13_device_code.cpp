@@ -477,9 +477,29 @@ TEST_CASE("the stage is team-local memory sized at launch: ompx_dyn_cgroup_mem a
     FAIL("the kernel never takes its team's launch-time memory: no pointer is set from "
          "llvm_omp_target_dynamic_shared_alloc(), so the bytes ompx_dyn_cgroup_mem asks for go unused and every team "
          "stages in its scratch slice, global memory. " << kFallback);
-  const std::regex indexed("\\b" + stage + "\\s*\\[");
-  bool used = false;
-  for (const auto &line : kernel) used = used || std::regex_search(line, indexed);
+  // The stage may be picked in one line from the call's pointer:
+  // `float *stage = dyn ? dyn : scratch + ...;` (dyn set from the call above),
+  // on every path; then that pointer is the stage the rules below read.
+  const auto indexes = [&](const std::string &name) {
+    const std::regex indexed("\\b" + name + "\\s*\\[");
+    bool found = false;
+    for (const auto &line : kernel) found = found || std::regex_search(line, indexed);
+    return found;
+  };
+  std::string picked_line;
+  if (!indexes(stage)) {
+    const std::regex pick("^(?:[\\w:<>*\\s]+[\\s*])?(\\w+) = \\(?(" + stage + "|" + stage + " != (nullptr|0))\\)? \\? " + stage +
+                          " : .+;$");
+    for (std::size_t k = 1; k < kernel.size() && picked_line.empty(); ++k) {
+      std::smatch p;
+      const std::string line = trimmed(kernel[k]);
+      if (std::regex_match(line, p, pick) && condition_around(enclosing(kernel, k), no_other).empty()) {
+        stage = p[1].str();
+        picked_line = line;
+      }
+    }
+  }
+  const bool used = indexes(stage);
   if (!used)
     FAIL("the kernel sets `" << stage << "` from llvm_omp_target_dynamic_shared_alloc() but never stages in it (no `"
                              << stage << "[...]`): the positions go to another buffer, the scratch slice, so the "
@@ -490,7 +510,7 @@ TEST_CASE("the stage is team-local memory sized at launch: ompx_dyn_cgroup_mem a
                             ")\\)( \\{)?$");
   for (std::size_t k = 1; k < kernel.size(); ++k) {
     const std::string line = trimmed(kernel[k]);
-    if (std::regex_match(line, taken) || !std::regex_search(line, assigned)) continue;
+    if (std::regex_match(line, taken) || line == picked_line || !std::regex_search(line, assigned)) continue;
     const auto heads = enclosing(kernel, k);
     if (heads.empty() || !std::regex_match(heads[0] == "{" && heads.size() > 1 ? heads[1] : heads[0], fallback))
       FAIL("the kernel sets `" << stage << "` from llvm_omp_target_dynamic_shared_alloc(), then `" << line
@@ -596,8 +616,11 @@ TEST_CASE("the hand-off is an interop object: interop init with targetsync and i
   if (destroys.size() > 1 || trimmed(f[destroys[0]]).find("destroy(" + obj + ")") == std::string::npos)
     FAIL("hand_off must destroy the object its `interop init` made, once: `#pragma omp interop destroy(" << obj
                                                                                                        << ")` (README, step 13.4)");
-  // Destroyed where it was made: at most inside an `if` that asks about the object (`if (h.created)`).
-  const std::regex about_object("^if \\(.*(\\b" + obj + "\\b|\\bcreated\\b).*\\)( \\{)?$");
+  // Destroyed where it was made: at most inside an `if` that asks only whether
+  // the object was made (`if (h.created)`, `if (obj != omp_interop_none)`);
+  // `if (h.created && n < 0)` would skip it.
+  const std::regex about_object("^if \\(((\\w+(\\.|->))?created|" + obj + "|" + obj + " != omp_interop_none|omp_interop_none != " +
+                                obj + ")\\)( \\{)?$");
   const std::string destroy_around =
       condition_around(enclosing(f, destroys[0]), [&](const std::string &h) { return std::regex_match(h, about_object); });
   if (!destroy_around.empty())
