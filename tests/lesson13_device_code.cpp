@@ -477,9 +477,11 @@ TEST_CASE("the stage is team-local memory sized at launch: ompx_dyn_cgroup_mem a
     FAIL("the kernel never takes its team's launch-time memory: no pointer is set from "
          "llvm_omp_target_dynamic_shared_alloc(), so the bytes ompx_dyn_cgroup_mem asks for go unused and every team "
          "stages in its scratch slice, global memory. " << kFallback);
-  // The stage may be picked in one line from the call's pointer:
-  // `float *stage = dyn ? dyn : scratch + ...;` (dyn set from the call above),
-  // on every path; then that pointer is the stage the rules below read.
+  // The stage may be picked in one line from the call's pointer, the call's
+  // pointer where it is set and the slice where not, either way round:
+  // `float *stage = dyn ? dyn : scratch + ...;` or `!dyn ? scratch + ... : dyn`
+  // (dyn set from the call above), on every path; then that pointer is the
+  // stage the rules below read.
   const auto indexes = [&](const std::string &name) {
     const std::regex indexed("\\b" + name + "\\s*\\[");
     bool found = false;
@@ -488,8 +490,10 @@ TEST_CASE("the stage is team-local memory sized at launch: ompx_dyn_cgroup_mem a
   };
   std::string picked_line;
   if (!indexes(stage)) {
-    const std::regex pick("^(?:[\\w:<>*\\s]+[\\s*])?(\\w+) = \\(?(" + stage + "|" + stage + " != (nullptr|0))\\)? \\? " + stage +
-                          " : .+;$");
+    const std::string set = "\\(?(?:" + stage + "|" + stage + " != (?:nullptr|0)|(?:nullptr|0) != " + stage + ")\\)?";
+    const std::string unset = "\\(?(?:!" + stage + "|" + stage + " == (?:nullptr|0)|(?:nullptr|0) == " + stage + ")\\)?";
+    const std::regex pick("^(?:[\\w:<>*\\s]+[\\s*])?(\\w+) = (?:" + set + " \\? " + stage + " : .+|" + unset + " \\? .+ : " +
+                          stage + ");$");
     for (std::size_t k = 1; k < kernel.size() && picked_line.empty(); ++k) {
       std::smatch p;
       const std::string line = trimmed(kernel[k]);
