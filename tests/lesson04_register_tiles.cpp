@@ -275,7 +275,9 @@ struct Probe {
   std::string error;                                         // why there is no answer ("" when there is one)
   bool skipped = false;                                      // no compiler here, on a GPU node: not graded
   std::vector<std::pair<std::string, std::string>> arrays;   // (copy, array type) left in memory
-  double per_k[4] = {};                                      // 8x8 interior, 8x8 edge, 16x32 interior, 16x32 edge
+  double per_k[6] = {};                                      // 8x8, 16x32 and 4x4, each interior then edge
+  double loads[6] = {}, stores[6] = {};                      // per step k, the same six copies
+  std::vector<std::string> omp_calls;                        // OpenMP runtime calls in the tile
 };
 
 // "[16 x [32 x float]]" -> "float[16][32]"
@@ -312,14 +314,20 @@ Probe probe_register_tile(bool run) {
   }
   {
     std::ofstream probe(tmp + "/probe.cpp");
+    // the macros the build gives your matmul.cpp (-include course/config.hpp): the probe compiles the code the kernel runs
+    const auto config = std::filesystem::path(COURSE_ENV_SCRIPT).parent_path() / "generated/course/config.hpp";
+    if (std::filesystem::exists(config)) probe << "#include \"" << config.string() << "\"\n";
     probe << "#include \"" << src.string() << "\"\n" << R"(
 #include <cstdint>
 #include <cstdio>
 #include <vector>
 #define NOCOV __attribute__((no_sanitize("coverage")))
-static unsigned long long hits;
+static unsigned long long hits, lds, sts;
 extern "C" NOCOV void __sanitizer_cov_trace_pc_guard_init(std::uint32_t *b, std::uint32_t *e) { for (; b < e; ++b) *b = 1; }
 extern "C" NOCOV void __sanitizer_cov_trace_pc_guard(std::uint32_t *) { ++hits; }
+#define LS(N, T) extern "C" NOCOV void __sanitizer_cov_load##N(T *) { ++lds; } extern "C" NOCOV void __sanitizer_cov_store##N(T *) { ++sts; }
+LS(1, std::uint8_t) LS(2, std::uint16_t) LS(4, std::uint32_t) LS(8, std::uint64_t) LS(16, __int128)
+static double k_loads, k_stores;
 using Tile = void (*)(int, int, int, const float *, const float *, float *);
 #define TILE(name, TM, TN, EDGE) \
   extern "C" __attribute__((noinline)) void name(int n, int i0, int j0, const float *A, const float *B, float *C) { \
@@ -328,29 +336,32 @@ TILE(tile_8x8_interior, 8, 8, false)
 TILE(tile_8x8_edge, 8, 8, true)
 TILE(tile_16x32_interior, 16, 32, false)
 TILE(tile_16x32_edge, 16, 32, true)
+TILE(tile_4x4_interior, 4, 4, false)
+TILE(tile_4x4_edge, 4, 4, true)
 // Pieces of code run per step k: the counts at two sizes, differenced.
 NOCOV double per_k(Tile f, bool edge) {
   const int ns[2] = {101, 201};
-  unsigned long long h[2];
+  unsigned long long h[2], l[2], w[2];
   for (int s = 0; s < 2; ++s) {
     const int n = ns[s], at = edge ? n - 3 : 0;  // edge: rows and columns stick out past n-1
     std::vector<float> A((std::size_t)n * n, 1.f), B((std::size_t)n * n, 1.f), C((std::size_t)n * n);
-    hits = 0;
+    hits = lds = sts = 0;
     f(n, at, at, A.data(), B.data(), C.data());
-    h[s] = hits;
+    h[s] = hits, l[s] = lds, w[s] = sts;
   }
+  k_loads = double(l[1] - l[0]) / (ns[1] - ns[0]), k_stores = double(w[1] - w[0]) / (ns[1] - ns[0]);
   return double(h[1] - h[0]) / (ns[1] - ns[0]);
 }
 NOCOV int main() {
-  std::printf("%.2f %.2f %.2f %.2f\n", per_k(tile_8x8_interior, false), per_k(tile_8x8_edge, true),
-              per_k(tile_16x32_interior, false), per_k(tile_16x32_edge, true));
+  Tile t[6] = {tile_8x8_interior, tile_8x8_edge, tile_16x32_interior, tile_16x32_edge, tile_4x4_interior, tile_4x4_edge};
+  for (int i = 0; i < 6; ++i) { const double p = per_k(t[i], i % 2); std::printf("%.2f %.2f %.2f\n", p, k_loads, k_stores); }
 }
 )";
   }
   const auto shell = course_test::run_command;
   std::string out;
   const std::string q = "'" + tmp + "/probe";
-  if (shell(cxx + " -std=c++20 -O3 -fopenmp -fsanitize-coverage=trace-pc-guard -S -emit-llvm -I'" + dir.string() +
+  if (shell(cxx + " -std=c++20 -O3 -fopenmp -fsanitize-coverage=trace-pc-guard,trace-loads,trace-stores -S -emit-llvm -I'" + dir.string() +
                 "' " + q + ".cpp' -o " + q + ".ll' 2>&1",
             out) != 0) {
     std::filesystem::remove_all(tmp);
@@ -372,13 +383,28 @@ NOCOV int main() {
       }
     }
   }
+  if (shell(cxx + " -std=c++20 -O0 -fopenmp -S -emit-llvm -I'" + dir.string() + "' " + q + ".cpp' -o " + q + "0.ll' 2>&1", out) == 0) {
+    std::ifstream ll(tmp + "/probe0.ll");
+    bool in_tile = false;
+    for (std::string line; std::getline(ll, line);) {
+      if (line.rfind("define ", 0) == 0) in_tile = line.find("@tile_") != std::string::npos;
+      else if (line == "}") in_tile = false;
+      else if (in_tile && line.find("call ") != std::string::npos && line.find("omp_", line.find('@')) != std::string::npos) {
+        const auto at = line.find("omp_", line.find('@'));
+        p.omp_calls.push_back(line.substr(at, line.find_first_of("$(\"", at) - at));
+      }
+    }
+  }
   if (run) {
     out.clear();
     int rc = shell(cxx + " -fopenmp " + q + ".ll' -o " + q + "' 2>&1", out);
     const std::string built = out;
     out.clear();
     if (rc == 0) rc = shell("env -u OMP_TARGET_OFFLOAD " + q + "' 2>&1", out);
-    if (rc != 0 || std::sscanf(out.c_str(), "%lf %lf %lf %lf", &p.per_k[0], &p.per_k[1], &p.per_k[2], &p.per_k[3]) != 4)
+    std::istringstream nums(out);
+    int got = 0;
+    for (int i = 0; i < 6 && (nums >> p.per_k[i] >> p.loads[i] >> p.stores[i]); ++i) ++got;
+    if (rc != 0 || got != 6)
       p.error = "the probe of your register_tile() did not run (" + std::to_string(rc) + "):\n" + built + out;
   }
   std::filesystem::remove_all(tmp);
@@ -431,13 +457,33 @@ TEST_CASE("edge tiles keep their bounds checks out of the k loop", "[lesson4][co
   INFO("pieces of code run per step k: tile 8x8 interior " << p.per_k[0] << ", edge " << p.per_k[1]
                                                            << "; tile 16x32 interior " << p.per_k[2] << ", edge "
                                                            << p.per_k[3]);
-  for (auto [shape, in, edge] : {std::tuple{"8x8", p.per_k[0], p.per_k[1]}, std::tuple{"16x32", p.per_k[2], p.per_k[3]}})
+  for (auto [shape, in, edge] : {std::tuple{"8x8", p.per_k[0], p.per_k[1]}, std::tuple{"16x32", p.per_k[2], p.per_k[3]}, std::tuple{"4x4", p.per_k[4], p.per_k[5]}})
     if (edge > in + 1)
       FAIL("tile " << shape << ": an edge tile's k loop runs " << edge << " pieces of code per step k, an interior "
                    << "tile's " << in << ".\nYour edge tiles still check their bounds inside the k loop: a branch "
                    << "per check, in the hottest code. The answer is right; the technique is step 4.3: make every "
                    << "load of an edge tile safe before the k loop, and check only when storing (README, Concepts: "
                    << "4. Edges without branches).");
+  SUCCEED();
+}
+
+// Steps 4.1 and 4.2, what the k loop does: one tile per thread (one k loop,
+// TM + TN loads per step k, the sums never stored inside it), and a tile that
+// does not ask where it runs (the probes run on the host).
+TEST_CASE("one k loop per tile: TM + TN loads and no store per step k", "[lesson4][correctness]") {
+  const Probe p = probe_register_tile(true);
+  if (p.skipped) { WARN("cannot compile register_tile() again (" << p.error << ")"); return; }
+  if (!p.error.empty()) FAIL(p.error);
+  for (const auto &c : p.omp_calls) FAIL("your register_tile() calls the OpenMP runtime (" << c << "): a tile computes the same way wherever it runs.");
+  const char *copy[6] = {"8x8 interior", "8x8 edge", "16x32 interior", "16x32 edge", "4x4 interior", "4x4 edge"};
+  const int tm[6] = {8, 8, 16, 16, 4, 4}, tn[6] = {8, 8, 32, 32, 4, 4};
+  for (int i = 0; i < 6; ++i) {
+    INFO("tile " << copy[i] << ": per step k " << p.per_k[i] << " pieces of code, " << p.loads[i] << " loads, " << p.stores[i] << " stores");
+    if (p.per_k[i] > 2 || p.loads[i] > tm[i] + tn[i] || p.stores[i] > 0)
+      FAIL("tile " << copy[i] << " is not one register tile: per step k it should run one k loop, load TM + TN = "
+           << tm[i] + tn[i] << " values and store nothing (the sums stay in c[TM][TN] until after the k loop). "
+           << "Step 4.1 (README, Concepts: 1. Reuse in registers).");
+  }
   SUCCEED();
 }
 
