@@ -346,6 +346,8 @@ TEST_CASE("Portable asks for the teams of the launch it is given", "[lesson8][co
 // of it: -ast-print shows every function with each metadirective already
 // replaced by the directive chosen for the device being compiled for; the
 // LLVM IR shows whether a kernel's threads share its loop.
+//
+// STEP-ELSEWHERE(8.3, gpu): compiler: the tests that grade step 8.3 compile patterns.cpp again and read the compiler's view of it, which a GPU node without LLVM and the sources cannot (they warn there: H200 2026-11-28, H100 2026-12-06); the host device and any GPU machine with LLVM catch it
 
 namespace {
 
