@@ -488,12 +488,15 @@ TEST_CASE("the stage is team-local memory sized at launch: ompx_dyn_cgroup_mem a
     for (const auto &line : kernel) found = found || std::regex_search(line, indexed);
     return found;
   };
+  // The test that a pointer is null, as the compiler prints it: `!p`, `p == nullptr`, `nullptr == p` (or 0).
+  const auto is_null = [](const std::string &name) {
+    return "(?:!" + name + "|" + name + " == (?:nullptr|0)|(?:nullptr|0) == " + name + ")";
+  };
   std::string picked_line;
   if (!indexes(stage)) {
     const std::string set = "\\(?(?:" + stage + "|" + stage + " != (?:nullptr|0)|(?:nullptr|0) != " + stage + ")\\)?";
-    const std::string unset = "\\(?(?:!" + stage + "|" + stage + " == (?:nullptr|0)|(?:nullptr|0) == " + stage + ")\\)?";
-    const std::regex pick("^(?:[\\w:<>*\\s]+[\\s*])?(\\w+) = (?:" + set + " \\? " + stage + " : .+|" + unset + " \\? .+ : " +
-                          stage + ");$");
+    const std::regex pick("^(?:[\\w:<>*\\s]+[\\s*])?(\\w+) = (?:" + set + " \\? " + stage + " : .+|\\(?" + is_null(stage) +
+                          "\\)? \\? .+ : " + stage + ");$");
     for (std::size_t k = 1; k < kernel.size() && picked_line.empty(); ++k) {
       std::smatch p;
       const std::string line = trimmed(kernel[k]);
@@ -510,8 +513,7 @@ TEST_CASE("the stage is team-local memory sized at launch: ompx_dyn_cgroup_mem a
                                          "bytes ompx_dyn_cgroup_mem asks for go unused. " << kFallback);
   // Any other assignment to the stage: only where the call gave nullptr.
   const std::regex assigned("(^|[^\\w.>])" + stage + "\\s*=[^=]");
-  const std::regex fallback("^if \\((!" + stage + "|" + stage + " == (nullptr|0)|(nullptr|0) == " + stage +
-                            ")\\)( \\{)?$");
+  const std::regex fallback("^if \\(" + is_null(stage) + "\\)( \\{)?$");
   for (std::size_t k = 1; k < kernel.size(); ++k) {
     const std::string line = trimmed(kernel[k]);
     if (std::regex_match(line, taken) || line == picked_line || !std::regex_search(line, assigned)) continue;
